@@ -1,0 +1,15 @@
+"""srcad: exact gradients of numeric Python by source transformation, compiled by Numba.
+
+>>> import math, srcad
+>>> def f(x):
+...     return math.sin(x) * x
+>>> g = srcad.grad(f, jit=False)
+>>> round(g(1.0), 6) == round(math.cos(1.0) + math.sin(1.0), 6)
+True
+"""
+from srcad import rules  # noqa: F401  (registers the derivative rules)
+from srcad.api import grad, source, value_and_grad
+from srcad.errors import NoRuleError, SrcadError, SrcadWarning, UnsupportedError
+
+__all__ = ["NoRuleError", "SrcadError", "SrcadWarning", "UnsupportedError", "grad", "source",
+           "value_and_grad"]

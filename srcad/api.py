@@ -1,0 +1,216 @@
+"""The user's API: grad, value_and_grad, source."""
+import functools
+import inspect
+import warnings
+
+import numpy as np
+
+from codegen import compile_module, load_module
+from codegen.jit import typing_errors
+from srcad.errors import SrcadError, SrcadWarning
+from srcad.kinds import Kind, of_value
+from srcad.program import Program
+from srcad.source import FunctionSource
+
+
+class GeneratedSource(str):
+    """The generated module's source; shows as highlighted Python in Jupyter."""
+
+    def _repr_markdown_(self):
+        return f"```python\n{self}\n```"
+
+
+class Compiled:
+    """One generated module for one tuple of argument kinds, run compiled or plain."""
+
+    def __init__(self, program, top, jit, on_jit_error):
+        self.program, self.top = program, top
+        self.source = GeneratedSource(program.source(top))
+        self.jit = jit
+        self.on_jit_error = on_jit_error
+        self.plain = load_module(self.source, top.name, variant="_py")
+        self.plain.List = list
+        self.module = self.plain
+        if jit:
+            self.module = compile_module(load_module(self.source, top.name, variant="_jit"),
+                                         program.function_names())
+
+    def run(self, args, d_out=1.0):
+        try:
+            fwd = getattr(self.module, self.top.fwd_name)
+            rev = getattr(self.module, self.top.rev_name)
+            out, tape = fwd(*args)
+            return out, rev(*args, tape, d_out)
+        except typing_errors() as exc:
+            if self.module is self.plain:
+                raise
+            if self.on_jit_error == "raise":
+                raise SrcadError(f"Numba could not compile the gradient of "
+                                 f"`{self.top.name}`: {_first_line(exc)}",
+                                 hint="run with jit=False, or use functions Numba supports"
+                                 ) from exc
+            warnings.warn(f"Numba could not compile the gradient of `{self.top.name}`; "
+                          f"running it as plain Python/NumPy instead. Numba said: "
+                          f"{_first_line(exc)}", SrcadWarning, stacklevel=4)
+            self.module = self.plain
+            return self.run(args, d_out)
+
+
+def _first_line(exc):
+    text = str(exc).strip().splitlines()
+    return " ".join(text[:3])[:400] if text else type(exc).__name__
+
+
+class GradFunction:
+    """The gradient of `fn` with respect to `wrt`; call it like `fn`."""
+
+    def __init__(self, fn, wrt, jit, with_value, on_jit_error="warn"):
+        self.fsrc = FunctionSource(fn)
+        self.fn = self.fsrc.fn
+        self.signature = inspect.signature(self.fn)
+        self.params = list(self.signature.parameters)
+        self.positions, self.bare = self._positions(wrt)
+        self.jit, self.with_value, self.on_jit_error = jit, with_value, on_jit_error
+        self.compiled = {}
+        self.last = None
+        functools.update_wrapper(self, self.fn)
+        kind = "value and gradient" if with_value else "gradient"
+        wrt_text = ", ".join(self.params[i] for i in self.positions)
+        self.__doc__ = f"The {kind} of `{self.fn.__name__}` with respect to {wrt_text}.\n\n" + \
+            (self.fn.__doc__ or "")
+
+    def _positions(self, wrt):
+        bare = not isinstance(wrt, (tuple, list))
+        items = [wrt] if bare else list(wrt)
+        if not items:
+            raise self._error("`wrt` is empty", "name at least one parameter")
+        out = []
+        for w in items:
+            if isinstance(w, bool) or not isinstance(w, (int, str)):
+                raise self._error(f"`wrt` entry {w!r} is neither a position nor a parameter name",
+                                  f"parameters: {', '.join(self.params)}")
+            if isinstance(w, str):
+                if w not in self.params:
+                    raise self._error(f"`wrt={w!r}` is not a parameter of `{self.fsrc.name}`",
+                                      f"parameters: {', '.join(self.params)}")
+                w = self.params.index(w)
+            elif not -len(self.params) <= w < len(self.params):
+                raise self._error(f"`wrt={w}` is out of range: `{self.fsrc.name}` has "
+                                  f"{len(self.params)} parameters",
+                                  f"parameters: {', '.join(self.params)}")
+            out.append(w % len(self.params))
+        return tuple(out), bare
+
+    def _error(self, message, hint=None):
+        return self.fsrc.error(message, self.fsrc.node, hint)
+
+    def _bind(self, args, kwargs):
+        try:
+            bound = self.signature.bind(*args, **kwargs)
+        except TypeError as exc:
+            raise self._error(f"bad arguments for `{self.fsrc.name}`: {exc}") from None
+        bound.apply_defaults()
+        return tuple(bound.arguments.values())
+
+    def kinds(self, args):
+        kinds = []
+        for name, value in zip(self.params, args):
+            kind = of_value(value)
+            if kind is None:
+                raise self._error(f"argument `{name}` is a {type(value).__name__}, which srcad "
+                                  "does not take", "pass floats, ints, bools, NumPy arrays of "
+                                  "them, or tuples of those")
+            kinds.append(kind)
+        for i in self.positions:
+            k = kinds[i]
+            if not (isinstance(k, Kind) and k.is_float):
+                raise self._error(
+                    f"argument `{self.params[i]}` in `wrt` is a {k}; only float values have "
+                    "gradients", f"pass a float (e.g. float({self.params[i]}) or "
+                    f"{self.params[i]}.astype(float)), or leave it out of `wrt`")
+        return tuple(kinds)
+
+    def build(self, args):
+        kinds = self.kinds(args)
+        key = kinds
+        if key not in self.compiled:
+            program = Program()
+            top = program.specialize(self.fn, kinds, wrt=self.positions)
+            self._check_output(top)
+            self.compiled[key] = Compiled(program, top, self.jit, self.on_jit_error)
+        self.last = self.compiled[key]
+        return self.last
+
+    def _check_output(self, top):
+        rk = top.return_kind
+        if not (isinstance(rk, Kind) and rk.ndim == 0 and rk.dtype != "b"):
+            ret = top.ctx.fnode.body[-1]
+            raise top.ctx.fsrc.error(
+                f"`grad` needs a scalar output, but `{top.name}` returns a {rk}", ret,
+                "for arrays or tuples use srcad.vjp (one cotangent per output) or "
+                "srcad.jacobian (the full Jacobian)")
+
+    def __call__(self, *args, **kwargs):
+        args = self._bind(args, kwargs)
+        compiled = self.build(args)
+        out, grads = compiled.run(args)
+        result = []
+        for i, g in zip(self.positions, grads):
+            result.append(_like(g, args[i]))
+        grad = result[0] if self.bare else tuple(result)
+        if self.with_value:
+            return _plain(out), grad
+        return grad
+
+
+def _plain(value):
+    return float(value) if np.ndim(value) == 0 and not isinstance(value, (int, bool)) else value
+
+
+def _like(g, arg):
+    if isinstance(arg, np.ndarray):
+        return np.asarray(g, dtype=np.float64).reshape(arg.shape)
+    return float(g)
+
+
+def _decorator(with_value):
+    def make(f=None, wrt=0, *, jit=True, on_jit_error="warn"):
+        if on_jit_error not in ("warn", "raise"):
+            raise SrcadError("on_jit_error must be 'warn' or 'raise'")
+        if f is None:
+            return lambda fn: GradFunction(fn, wrt, jit, with_value, on_jit_error)
+        return GradFunction(f, wrt, jit, with_value, on_jit_error)
+
+    return make
+
+
+grad = _decorator(with_value=False)
+grad.__name__ = "grad"
+grad.__doc__ = """The gradient of `f`'s scalar output with respect to `wrt`.
+
+`wrt` is a position or parameter name (a bare gradient) or a tuple of them (a tuple of
+gradients, in that order). Each gradient has its argument's type: a float for a float, a
+float64 array of the same shape for an array. `jit=True` compiles the generated forward
+and reverse sweeps with Numba; `jit=False` runs them as plain Python/NumPy. Works as
+`@srcad.grad` (first argument) and `@srcad.grad(wrt=...)`.
+"""
+
+value_and_grad = _decorator(with_value=True)
+value_and_grad.__name__ = "value_and_grad"
+value_and_grad.__doc__ = """Like `grad`, but returns `(value, gradient)` from one forward sweep."""
+
+
+def source(g, *args, **kwargs):
+    """The generated module that runs `g` (made by grad/value_and_grad).
+
+    With arguments, the module for those argument types; without, the one that ran last.
+    """
+    if not isinstance(g, GradFunction):
+        raise SrcadError(f"srcad.source takes a function made by srcad.grad, not {g!r}")
+    if args or kwargs:
+        return g.build(g._bind(args, kwargs)).source
+    if g.last is None:
+        raise SrcadError(f"the gradient of `{g.fsrc.name}` has not run yet, so its argument "
+                         "types are unknown", hint="call it once, or pass example arguments: "
+                         "srcad.source(g, *args)")
+    return g.last.source

@@ -1,0 +1,1 @@
+"""The compiler's passes, one per file, named after their class."""

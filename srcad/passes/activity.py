@@ -1,0 +1,110 @@
+"""Activity: which variables carry derivatives (depend on `wrt` and reach the output)."""
+import gast
+
+from srcad.passes import ir
+from srcad.rules import registry
+
+
+def statements(stmts, depth=0):
+    """Every statement with its loop depth, depth-first in program order."""
+    for s in stmts:
+        yield s, depth
+        if isinstance(s, gast.If):
+            yield from statements(s.body, depth)
+            yield from statements(s.orelse, depth)
+        elif isinstance(s, (gast.For, gast.While)):
+            yield from statements(s.body, depth + 1)
+
+
+def names(atoms):
+    out = []
+    for a in atoms:
+        if isinstance(a, gast.Name):
+            out.append(a.id)
+        elif isinstance(a, (gast.Tuple, gast.List)):
+            out += names(a.elts)
+    return out
+
+
+def bound_args(op, ctx):
+    """(rule, {param: atom}) for an operation, or (None, None) if it is not a rule call."""
+    if isinstance(op, gast.BinOp):
+        return registry.by_name("op." + type(op.op).__name__), {"x": op.left, "y": op.right}
+    if isinstance(op, gast.UnaryOp):
+        return registry.by_name("op." + type(op.op).__name__), {"x": op.operand}
+    if isinstance(op, gast.Call):
+        text = ir.dotted_text(op.func)
+        if text in ctx.user_functions:
+            return None, None
+        rule = registry.by_name(text)
+        return rule, rule.bind(op.args, op.keywords, lambda m: ValueError(m))
+    return None, None
+
+
+def diff_operands(op, ctx):
+    """Names whose derivatives flow into the result of `op`."""
+    if isinstance(op, gast.Name):
+        return [op.id]
+    if isinstance(op, gast.Subscript):
+        return [op.value.id]
+    if isinstance(op, gast.Call) and ir.dotted_text(op.func) in ctx.user_functions:
+        return names(op.args)
+    rule, bound = bound_args(op, ctx)
+    if rule is None:
+        return []
+    return names([bound[p] for p in rule.diff if bound.get(p) is not None])
+
+
+def targets(stmt):
+    t = stmt.targets[0]
+    if isinstance(t, gast.Tuple):
+        return [e.id for e in t.elts]
+    if isinstance(t, gast.Subscript):
+        return [t.value.id]
+    return [t.id]
+
+
+class Activity:
+    """Analysis: `ctx.active`, the float variables that depend on a `wrt` parameter and
+    reach the returned value; only they get adjoints.
+
+    A small fixed point over the assignments, flow-insensitive (a variable is active if any
+    of its definitions is). Integer and boolean variables are never active; neither are
+    results of rules without derivatives (comparisons, floor, constructors).
+    """
+
+    def __init__(self, ctx, wrt_names):
+        self.ctx = ctx
+        self.wrt = set(wrt_names)
+
+    def run(self, fnode):
+        ctx = self.ctx
+        assigns = [s for s, _ in statements(fnode.body) if isinstance(s, gast.Assign)]
+        flows = []  # (sources, targets): derivatives may flow from sources to targets
+        for s in assigns:
+            t = s.targets[0]
+            if isinstance(t, gast.Subscript):
+                flows.append((names([s.value]), [t.value.id]))
+            else:
+                flows.append((diff_operands(s.value, ctx), targets(s)))
+        floats = {n for n, k in ctx.kinds.items() if getattr(k, "is_float", False)}
+        varied = self.wrt & floats
+        useful = set(names([s.value for s, _ in statements(fnode.body)
+                            if isinstance(s, gast.Return)]))
+        changed = True
+        while changed:
+            changed = False
+            for sources, outs in flows:
+                if any(v in varied for v in sources):
+                    new = {o for o in outs if o in floats} - varied
+                    if new:
+                        varied |= new
+                        changed = True
+                if any(o in useful for o in outs):
+                    new = set(sources) - useful
+                    if new:
+                        useful |= new
+                        changed = True
+        ctx.active = varied & useful & floats
+        ctx.varied = varied
+        return fnode

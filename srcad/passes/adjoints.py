@@ -1,0 +1,150 @@
+"""Adjoint statements for one primal operation, instantiated from the rule templates."""
+import copy
+
+import gast
+
+from codegen import fill
+from srcad.passes import ir
+from srcad.passes.activity import bound_args
+
+
+def _replace_d(node, bound, ans):
+    """Swap `d[ans]` for the result's adjoint name."""
+
+    class Swap(gast.NodeTransformer):
+        def visit_Subscript(self, sub):
+            if isinstance(sub.value, gast.Name) and sub.value.id == "d" \
+                    and isinstance(sub.slice, gast.Name) and sub.slice.id == ans:
+                return ir.name("__d_ans__")
+            return self.generic_visit(sub)
+
+    return Swap().visit(copy.deepcopy(node))
+
+
+class Adjoints:
+    """Builds `d_x += ...` statements for assignments, reads, writes and calls."""
+
+    def __init__(self, ctx):
+        self.ctx = ctx
+
+    def kind(self, atom):
+        if isinstance(atom, gast.Name):
+            return self.ctx.kinds[atom.id]
+        if isinstance(atom, gast.Constant):
+            return None
+        return None
+
+    def is_active(self, atom):
+        return isinstance(atom, gast.Name) and atom.id in self.ctx.active
+
+    def accumulate(self, atom, value, result_kind, broadcast):
+        """`d_atom += value`, summing `value` down to `atom`'s shape where it broadcast."""
+        k = self.kind(atom)
+        rk = result_kind
+        if broadcast and rk is not None and getattr(rk, "ndim", 0) > 0:
+            if k.ndim == 0:
+                value = ir.call("np.sum", value)
+            else:
+                value = ir.call("rt.unbroadcast", value, ir.name(atom.id))
+        target = ir.name(self.ctx.d(atom.id), store=True)
+        return gast.AugAssign(target=target, op=gast.Add(), value=value)
+
+    def assign(self, stmt):
+        """Adjoint of `t = op(...)` where t is active (d_t is not cleared here)."""
+        t = stmt.targets[0].id
+        op = stmt.value
+        if isinstance(op, gast.Name):
+            return [self.accumulate(op, ir.name(self.ctx.d(t)), None, False)] \
+                if self.is_active(op) else []
+        if isinstance(op, gast.Subscript):
+            return self.read(t, op)
+        rule, bound = bound_args(op, self.ctx)
+        if rule is None or not rule.body:
+            return []
+        return self.instantiate(rule, t, bound)
+
+    def instantiate(self, rule, t, bound):
+        repl = {}
+        for p in rule.params[1:]:
+            atom = bound.get(p)
+            repl[p] = atom if atom is not None else ir.const(rule.defaults.get(p))
+        repl[rule.params[0]] = t
+        repl["__d_ans__"] = self.ctx.d(t)
+        out = []
+        for tmpl in rule.body:
+            p = tmpl.target.slice.id
+            atom = repl.get(p)
+            value = fill([_replace_d(tmpl.value, bound, rule.params[0])], repl)[0]
+            if isinstance(atom, (gast.Tuple, gast.List)):
+                out += self.sequence(rule, t, atom, bound)
+            elif self.is_active(atom):
+                out.append(self.accumulate(atom, value, self.ctx.kinds[t], rule.broadcast))
+        return out
+
+    def sequence(self, rule, t, seq, bound):
+        """concatenate/stack: each active element gets its piece of d_t."""
+        axis = bound.get("axis")
+        axis = 0 if axis is None else axis.value
+        ndim = self.ctx.kinds[t].ndim
+        axis = axis % ndim
+        out, offset = [], None
+        for k, elt in enumerate(seq.elts):
+            lead = [gast.Slice(lower=None, upper=None, step=None)] * axis
+            if rule.name == "np.stack":
+                index = lead + [ir.const(k)]
+            else:
+                size = gast.Subscript(value=gast.Attribute(value=ir.name(elt.id), attr="shape",
+                                                           ctx=gast.Load()),
+                                      slice=ir.const(axis), ctx=gast.Load())
+                start = offset if offset is not None else ir.const(0)
+                stop = size if offset is None else gast.BinOp(left=offset, op=gast.Add(),
+                                                              right=size)
+                index = lead + [gast.Slice(lower=start, upper=stop, step=None)]
+                offset = stop
+            piece = gast.Subscript(value=ir.name(self.ctx.d(t)),
+                                   slice=gast.Tuple(elts=index, ctx=gast.Load())
+                                   if len(index) > 1 else index[0], ctx=gast.Load())
+            if self.is_active(elt):
+                out.append(self.accumulate(elt, piece, None, False))
+        return out
+
+    def read(self, t, op):
+        """`t = x[index]`: the adjoint flows back into d_x[index]."""
+        x = op.value
+        if not self.is_active(x):
+            return []
+        if self.fancy(op.slice):
+            return [gast.Expr(value=ir.call("rt.scatter_add", ir.name(self.ctx.d(x.id)),
+                                            copy.deepcopy(op.slice), ir.name(self.ctx.d(t))))]
+        target = gast.Subscript(value=ir.name(self.ctx.d(x.id)), slice=copy.deepcopy(op.slice),
+                                ctx=gast.Store())
+        return [gast.AugAssign(target=target, op=gast.Add(), value=ir.name(self.ctx.d(t)))]
+
+    def fancy(self, index):
+        parts = index.elts if isinstance(index, gast.Tuple) else [index]
+        fancy = [p for p in parts if isinstance(p, gast.Name) and self.ctx.kinds[p.id].is_array]
+        if fancy and len(parts) > 1:
+            raise self.ctx.fsrc.error("an integer-array index mixed with other indices",
+                                      self.ctx.current, "index with one 1-d integer array")
+        return bool(fancy)
+
+    def write(self, stmt, item_kind):
+        """`x[index] = v`: d_x[index] moves into d_v and is cleared."""
+        target = stmt.targets[0]
+        x, index, v = target.value.id, target.slice, stmt.value
+        piece = gast.Subscript(value=ir.name(self.ctx.d(x)), slice=copy.deepcopy(index),
+                               ctx=gast.Load())
+        out = []
+        if self.is_active(v):
+            vk = self.kind(v)
+            value = piece
+            if item_kind.ndim > 0 and vk.ndim == 0:
+                value = ir.call("np.sum", piece)
+            elif item_kind.ndim > 0:
+                value = ir.call("rt.unbroadcast", piece, ir.name(v.id))
+            out.append(gast.AugAssign(target=ir.name(self.ctx.d(v.id), store=True), op=gast.Add(),
+                                      value=value))
+        clear = gast.Subscript(value=ir.name(self.ctx.d(x)), slice=copy.deepcopy(index),
+                               ctx=gast.Store())
+        out.append(ir.assign(clear, ir.const(0.0)))
+        return out

@@ -1,0 +1,77 @@
+"""Small constructors for the gast nodes the passes build."""
+import gast
+
+
+def name(id_, store=False):
+    ctx = gast.Store() if store else gast.Load()
+    return gast.Name(id=id_, ctx=ctx, annotation=None, type_comment=None)
+
+
+def const(value):
+    return gast.Constant(value=value, kind=None)
+
+
+def assign(target, value, like=None):
+    if isinstance(target, str):
+        target = name(target, store=True)
+    node = gast.Assign(targets=[target], value=value, type_comment=None)
+    return gast.copy_location(node, like) if like is not None else node
+
+
+def if_(test, body, orelse=(), like=None):
+    node = gast.If(test=test, body=list(body) or [gast.Pass()], orelse=list(orelse))
+    return gast.copy_location(node, like) if like is not None else node
+
+
+def not_(expr):
+    return gast.UnaryOp(op=gast.Not(), operand=expr)
+
+
+def call(func, *args):
+    if isinstance(func, str):
+        func = dotted(func)
+    return gast.Call(func=func, args=list(args), keywords=[])
+
+
+def dotted(text):
+    """`np.linalg.solve` as a gast expression."""
+    head, *rest = text.split(".")
+    node = name(head)
+    for attr in rest:
+        node = gast.Attribute(value=node, attr=attr, ctx=gast.Load())
+    return node
+
+
+def dotted_text(node):
+    """The text of a dotted name such as `np.linalg.solve`, or None."""
+    parts = []
+    while isinstance(node, gast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, gast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+def is_atom(node):
+    return isinstance(node, (gast.Name, gast.Constant))
+
+
+def contains(stmts, types):
+    """Whether any statement in `stmts` (not inside a nested loop) is of one of `types`."""
+    for stmt in stmts:
+        if isinstance(stmt, types):
+            return True
+        if isinstance(stmt, gast.If) and (contains(stmt.body, types) or contains(stmt.orelse, types)):
+            return True
+    return False
+
+
+def walk_no_loops(stmts):
+    """Statements in `stmts` and their `if` branches, not descending into loops."""
+    for stmt in stmts:
+        yield stmt
+        if isinstance(stmt, gast.If):
+            yield from walk_no_loops(stmt.body)
+            yield from walk_no_loops(stmt.orelse)

@@ -1,0 +1,421 @@
+"""ReverseAD: the forward sweep (primal + tape) and the reverse sweep (adjoints)."""
+import copy
+
+import gast
+
+from codegen import comment
+from srcad.kinds import dummy
+from srcad.passes import ir
+from srcad.passes.activity import names
+from srcad.passes.adjoints import Adjoints
+
+
+class Stack:
+    """A tape slot saving a variable's successive values: an array for scalars, a list
+    for arrays and callee tapes."""
+
+    def __init__(self, buf, top, kind, is_list):
+        self.buf, self.top, self.kind, self.is_list = buf, top, kind, is_list
+
+
+def _affine(start, k, step):
+    """Source of `start + k * step`, without the `0 +` and `* 1`."""
+    term = k if step == "1" else f"{k} * {step}"
+    return term if start == "0" else f"{start} + {term}"
+
+
+def _stmts(text):
+    return gast.parse(text).body
+
+
+class ReverseAD:
+    """Transformation: from the normalized, analysed function, two functions.
+
+    `<f>_fwd(args) -> (out, tape)` runs the primal and saves what `ctx.pushed`,
+    `ctx.elem_saved` and the callee tapes say; `<f>_rev(args, tape, d_out)` walks the
+    statements backwards, restoring saved values as it passes their assignments, and
+    returns the adjoints of the `wrt` parameters as a tuple. Every adjoint block carries a
+    `# grad of:` comment with the user's line.
+    """
+
+    def __init__(self, ctx, params, wrt, fwd_name, rev_name):
+        self.ctx = ctx
+        self.params = params
+        self.wrt = wrt
+        self.fwd_name, self.rev_name = fwd_name, rev_name
+        self.adj = Adjoints(ctx)
+        self.stacks = {}
+        self.callee_stacks = {}
+        self.tape_calls = {}
+        self.namer = ctx.namer
+
+    # tape slots
+
+    def stack(self, var, kind, key=None):
+        key = key or var
+        if key not in self.stacks:
+            stem = "saved_" + var if key != var else "tape_" + var
+            buf = self.namer.fresh(stem, numbered=False)
+            top = self.namer.fresh("top_" + buf[5:] if buf.startswith("tape_") else "top_" + buf,
+                                   numbered=False)
+            is_list = kind is None or getattr(kind, "ndim", 1) > 0 or not hasattr(kind, "dtype")
+            self.stacks[key] = Stack(buf, top, kind, is_list)
+        return self.stacks[key]
+
+    def push(self, st, value):
+        if st.is_list:
+            return _stmts(f"{st.buf}.append({value})")
+        return _stmts(f"{st.buf}[{st.top}] = {value}\n{st.top} += 1")
+
+    def pop(self, st, target, copy_array=False):
+        suffix = ".copy()" if copy_array else ""
+        return _stmts(f"{st.top} -= 1\n{target} = {st.buf}[{st.top}]{suffix}")
+
+    def value_push(self, s):
+        return [t for t in self.targets(s) if t in self.ctx.pushed
+                and s not in self.ctx.fresh_defs]
+
+    @staticmethod
+    def targets(s):
+        t = s.targets[0]
+        if isinstance(t, gast.Tuple):
+            return [e.id for e in t.elts]
+        return [t.id] if isinstance(t, gast.Name) else []
+
+    # forward sweep
+
+    def forward(self, stmts, depth=0):
+        out = []
+        for s in stmts:
+            self.ctx.current = s
+            if isinstance(s, gast.Assign):
+                out += self.forward_assign(s, depth)
+            elif isinstance(s, gast.If):
+                out.append(ir.if_(s.test, self.forward(s.body, depth) or [gast.Pass()],
+                                  self.forward(s.orelse, depth), like=s))
+            elif isinstance(s, gast.For):
+                body = self.forward(s.body, depth + 1)
+                bound = self.ctx.loops[s][3]
+                reserve = self.reserves(s.body, f"{bound} * ")
+                loop = gast.For(target=s.target, iter=s.iter, body=body or [gast.Pass()], orelse=[],
+                                type_comment=None)
+                out += reserve + [gast.copy_location(loop, s)]
+            elif isinstance(s, gast.While):
+                body = self.forward(s.body, depth + 1)
+                loop = gast.While(test=ir.const(True), orelse=[],
+                                  body=self.reserves(s.body, "") + body or [gast.Pass()])
+                out.append(gast.copy_location(loop, s))
+            elif isinstance(s, gast.Break):
+                out.append(s)
+            elif isinstance(s, gast.Return):
+                self.result = s.value
+        return out
+
+    def forward_assign(self, s, depth):
+        out = []
+        for t in self.value_push(s):
+            out += self.push(self.stack(t, self.ctx.kinds[t]), t)
+        target = s.targets[0]
+        if isinstance(target, gast.Subscript) and target.value.id in self.ctx.elem_saved:
+            out += self.push(self.elem_stack(s), self.item_source(target, s))
+        call = self.user_call(s)
+        if call is None:
+            return out + [s]
+        spec, active = call
+        keep = active and not spec.tape_empty
+        tape = self.namer.fresh("tape_" + spec.name) if keep else "_"
+        fwd = gast.Call(func=ir.name(spec.fwd_name), args=s.value.args, keywords=[])
+        lhs = gast.Tuple(elts=[target, ir.name(tape, store=True)], ctx=gast.Store())
+        out.append(ir.assign(lhs, fwd, like=s))
+        if keep:
+            self.tape_calls[s] = tape
+            if depth or s not in self.top_level:
+                st = self.stack(tape, None, key=s)
+                self.callee_stacks[s] = st
+                out += self.push(st, tape)
+        return out
+
+    def elem_stack(self, s):
+        x = s.targets[0].value.id
+        kind = self.ctx.item_kinds[s]
+        return self.stack(x, kind if kind.ndim else self.ctx.kinds[x].with_(ndim=0),
+                          key=("item", s))
+
+    def item_source(self, target, s):
+        from codegen import to_source
+        text = to_source(gast.Expr(value=gast.Subscript(
+            value=target.value, slice=target.slice, ctx=gast.Load()))).strip()
+        return text + ".copy()" if self.ctx.item_kinds[s].ndim else text
+
+    def reserves(self, body, times):
+        counts = {}
+        for s in ir.walk_no_loops(body):
+            if not isinstance(s, gast.Assign):
+                continue
+            keys = [t for t in self.value_push(s) if not self.ctx.kinds[t].ndim]
+            if isinstance(s.targets[0], gast.Subscript) and \
+                    s.targets[0].value.id in self.ctx.elem_saved and not self.ctx.item_kinds[s].ndim:
+                keys.append(("item", s))
+            for key in keys:
+                counts[key] = counts.get(key, 0) + 1
+        out = []
+        for key, n in counts.items():
+            st = self.stacks.get(key) or (self.stack(key, self.ctx.kinds[key]) if isinstance(key, str)
+                                          else self.elem_stack(key[1]))
+            out += _stmts(f"{st.buf} = rt.reserve({st.buf}, {st.top} + {times}{n})")
+        return out
+
+    # reverse sweep
+
+    def reverse(self, stmts):
+        out, after_loop = [], []
+        for s in reversed(stmts):
+            self.ctx.current = s
+            if isinstance(s, gast.Assign) and self.targets(s) and \
+                    self.targets(s)[0] in self.counted_trips:
+                # `trip = count` follows its loop: restore it only once the loop is replayed
+                after_loop = self.reverse_assign(s)
+            elif isinstance(s, gast.Assign):
+                block = self.reverse_assign(s)
+                if block:
+                    out += self.commented(s, block)
+            elif isinstance(s, gast.If):
+                body, orelse = self.reverse(s.body), self.reverse(s.orelse)
+                if body or orelse:
+                    out.append(ir.if_(s.test, body or [gast.Pass()], orelse))
+            elif isinstance(s, (gast.For, gast.While)):
+                out += self.reverse_loop(s) + after_loop
+                after_loop = []
+        return out
+
+    def commented(self, s, block):
+        line = self.ctx.fsrc.line(s)
+        if line == self.last_line:
+            return block
+        self.last_line = line
+        return [comment("grad of: " + self.ctx.fsrc.text(s))] + block
+
+    def reverse_loop(self, s):
+        self.last_line = None
+        body = self.reverse(s.body)
+        self.last_line = None
+        if not body:
+            return []
+        trip, start, step, _ = self.ctx.loops[s]
+        k = self.namer.fresh("k")
+        if isinstance(s, gast.For):
+            i = s.target.id
+            rng = f"range({trip} - 1, -1, -1)"
+            body = _stmts(f"{i} = {_affine(start, k, step)}") + body
+        else:
+            rng = f"range({trip})"
+        loop = gast.For(target=ir.name(k, store=True), iter=_stmts(rng)[0].value, body=body,
+                        orelse=[], type_comment=None)
+        return [comment("grad of: " + self.ctx.fsrc.text(s)), loop]
+
+    def reverse_assign(self, s):
+        target = s.targets[0]
+        if isinstance(target, gast.Subscript):
+            x = target.value.id
+            out = self.adj.write(s, self.ctx.item_kinds[s]) if x in self.ctx.active else []
+            if x in self.ctx.elem_saved:
+                st = self.elem_stack(s)
+                piece = copy.deepcopy(target)
+                from codegen import to_source
+                lhs = to_source(ir.assign(piece, ir.name(st.buf))).split(" = ")[0]
+                out += self.pop(st, lhs)
+            return out
+        out = []
+        outs = self.targets(s)
+        active = [t for t in outs if t in self.ctx.active]
+        call = self.user_call(s)
+        if call is not None:
+            out += self.reverse_call(s, call, outs)
+        elif active:
+            out += self.adj.assign(s)
+        for t in active:
+            if not self.ctx.kinds[t].ndim:
+                out += _stmts(f"{self.ctx.d(t)} = 0.0")
+        for t in self.value_push(s):
+            out += self.pop(self.stacks[t], t, copy_array=t in self.ctx.elem_saved)
+            if t in self.ctx.active and self.ctx.kinds[t].ndim:
+                out += _stmts(f"{self.ctx.d(t)} = np.zeros_like({t})")
+        return out
+
+    # calls to the user's functions
+
+    def user_call(self, s):
+        """(specialization, active) for `t = g(...)` with g the user's, else None."""
+        if not isinstance(s.value, gast.Call):
+            return None
+        text = ir.dotted_text(s.value.func)
+        if text not in self.ctx.user_functions:
+            return None
+        args = s.value.args
+        kinds = tuple(self.ctx.kinds[a.id] if isinstance(a, gast.Name) else
+                      self.ctx.const_kind(a) for a in args)
+        wrt = tuple(i for i, a in enumerate(args) if isinstance(a, gast.Name)
+                    and a.id in self.ctx.varied and self.ctx.kinds[a.id].is_float)
+        outs = self.targets(s)
+        useful = any(t in self.ctx.active for t in outs)
+        spec = self.ctx.program.specialize(self.ctx.user_functions[text], kinds, s,
+                                           self.ctx.fsrc, wrt=wrt if useful else ())
+        return spec, bool(useful and wrt)
+
+    def reverse_call(self, s, call, outs):
+        spec, active = call
+        if not active:
+            return []
+        out = []
+        tape = self.tape_calls.get(s, "()")
+        if s in self.callee_stacks:
+            st = self.callee_stacks[s]
+            out += self.pop(st, tape)
+        d_outs = [self.ctx.d(t) if t in self.ctx.active else "0.0" for t in outs]
+        d_out = d_outs[0] if isinstance(s.targets[0], gast.Name) else \
+            "(" + ", ".join(d_outs) + ",)"
+        args = s.value.args
+        grads = [self.namer.fresh("d_arg") for _ in spec.wrt]
+        from codegen import to_source
+        arg_text = ", ".join(to_source(gast.Expr(value=a)).strip() for a in args)
+        out += _stmts(f"({', '.join(grads)},) = {spec.rev_name}({arg_text}, {tape}, {d_out})")
+        for g, pos in zip(grads, spec.wrt):
+            a = args[pos]
+            if a.id in self.ctx.active:
+                out += _stmts(f"{self.ctx.d(a.id)} += {g}")
+        return out
+
+    # the two functions
+
+    def run(self, fnode):
+        body = fnode.body
+        if not body or not isinstance(body[-1], gast.Return):
+            raise self.ctx.fsrc.error("the function must end by returning its value",
+                                      fnode, "add a `return`")
+        self.top_level = set(body)
+        self.counted_trips = {trip for trip, _, _, bound in self.ctx.loops.values()
+                              if trip != bound}
+        self.last_line = None
+        fwd_body = self.forward(body)
+        self.last_line = None
+        rev_body = self.reverse(body[:-1])
+        return self.build_fwd(fnode, fwd_body), self.build_rev(fnode, rev_body)
+
+    def assigned(self):
+        """Names the body assigns; loop variables only where read outside their loop
+        (inside it, the reverse sweep recomputes them from the iteration number)."""
+        names_, loop_vars, inside = set(), set(), set()
+        for node in gast.walk(gast.Module(body=self.ctx.fnode.body, type_ignores=[])):
+            if isinstance(node, gast.For):
+                loop_vars.add(node.target.id)
+                inside |= {id(n) for n in gast.walk(node)}
+            elif isinstance(node, gast.Assign):
+                names_ |= {n.id for t in node.targets for n in gast.walk(t)
+                           if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+        for node in gast.walk(gast.Module(body=self.ctx.fnode.body, type_ignores=[])):
+            if isinstance(node, gast.Name) and node.id in loop_vars and id(node) not in inside:
+                names_.add(node.id)
+        return names_
+
+    def final_values(self):
+        assigned = self.assigned() | self.ctx.written
+        return sorted(v for v in self.ctx.needed if v in assigned)
+
+    def tape_layout(self):
+        slots = []
+        for st in self.stacks.values():
+            slots += [st.buf] if st.is_list else [st.buf, st.top]
+        slots += self.final_values()
+        slots += [t for s, t in self.tape_calls.items() if s not in self.callee_stacks]
+        self.ctx.tape_slots = slots
+        return slots
+
+    def build_fwd(self, fnode, body):
+        ctx = self.ctx
+        pre = []
+        for p in self.params:
+            if p in ctx.written and ctx.kinds[p].is_array:
+                pre += _stmts(f"{p} = {p}.copy()")
+        fresh = {s.targets[0].id for s in ctx.fresh_defs}
+        params = set(self.params)
+        views = self.may_be_views()
+        for v in sorted(ctx.needed - params - fresh):
+            if v in self.assigned():
+                pre += _stmts(f"{v} = {dummy(ctx.kinds[v], view=v in views)}")
+        top_counts = self.reserves_top(fnode.body)
+        for st in self.stacks.values():
+            if st.is_list:
+                pre += _stmts(f"{st.buf} = List()")
+            else:
+                dtype = {"b": "np.bool_", "i": "np.int64", "f": "np.float64"}[st.kind.dtype]
+                size = top_counts.get(st.buf, 0) + 1
+                pre += _stmts(f"{st.buf} = np.empty({size}, dtype={dtype})\n{st.top} = 0")
+        slots = self.tape_layout()
+        from codegen import to_source
+        result = to_source(gast.Expr(value=self.result)).strip()
+        tape = "(" + ", ".join(slots) + ("," if len(slots) == 1 else "") + ")"
+        ret = _stmts(f"return {result}, {tape}")
+        return self.function(self.fwd_name, self.params, pre + body + ret)
+
+    def may_be_views(self):
+        """Variables assigned a slice, a transpose or a reshape of another array."""
+        out = set()
+        for node in gast.walk(gast.Module(body=self.ctx.fnode.body, type_ignores=[])):
+            if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name):
+                v = node.value
+                sliced = isinstance(v, gast.Subscript) and any(
+                    isinstance(p, gast.Slice) for p in gast.walk(v.slice))
+                viewed = isinstance(v, gast.Call) and ir.dotted_text(v.func) in (
+                    "np.transpose", "np.reshape", "np.ravel")
+                if sliced or viewed or isinstance(v, gast.Name):
+                    out.add(node.targets[0].id)
+        return out
+
+    def reserves_top(self, body):
+        counts = {}
+        for s in ir.walk_no_loops(body):
+            if isinstance(s, gast.Assign):
+                for t in self.value_push(s):
+                    if t in self.stacks:
+                        counts[self.stacks[t].buf] = counts.get(self.stacks[t].buf, 0) + 1
+                if ("item", s) in self.stacks:
+                    buf = self.stacks[("item", s)].buf
+                    counts[buf] = counts.get(buf, 0) + 1
+        return counts
+
+    def build_rev(self, fnode, body):
+        ctx = self.ctx
+        slots = self.tape_layout()
+        pre = []
+        if slots:
+            pre += _stmts("(" + ", ".join(slots) + f",) = {ctx.tape_param}")
+        for st in self.stacks.values():
+            if st.is_list:
+                pre += _stmts(f"{st.top} = len({st.buf})")
+        for v in sorted(ctx.elem_saved):
+            if ctx.kinds[v].is_array:
+                pre += _stmts(f"{v} = {v}.copy()")
+        for v in sorted(ctx.active | set(self.wrt)):
+            kind = ctx.kinds[v]
+            pre += _stmts(f"{self.ctx.d(v)} = np.zeros_like({v})" if kind.ndim else f"{self.ctx.d(v)} = 0.0")
+        result = self.result
+        outs = result.elts if isinstance(result, gast.Tuple) else [result]
+        seeds = [ctx.seed] if not isinstance(result, gast.Tuple) else \
+            [f"{ctx.seed}[{k}]" for k in range(len(outs))]
+        for atom, seed in zip(outs, seeds):
+            if isinstance(atom, gast.Name) and atom.id in ctx.active:
+                pre += _stmts(f"{self.ctx.d(atom.id)} += {seed}")
+        ret = _stmts("return (" + "".join(f"{self.ctx.d(v)}, " for v in self.wrt) + ")")
+        return self.function(self.rev_name, self.params + [ctx.tape_param, ctx.seed],
+                             pre + body + ret)
+
+    @staticmethod
+    def function(name, params, body):
+        args = gast.arguments(args=[ir.name(p, store=False) for p in params], posonlyargs=[],
+                              vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None,
+                              defaults=[])
+        for a in args.args:
+            a.ctx = gast.Param()
+        return gast.FunctionDef(name=name, args=args, body=body or [gast.Pass()],
+                                decorator_list=[], returns=None, type_comment=None,
+                                type_params=[])

@@ -1,0 +1,82 @@
+"""SplitReturns: every early `return` becomes a flag, a saved value and a `break`."""
+import gast
+
+from srcad.passes import ir
+
+
+def _has_return(stmts):
+    return any(isinstance(n, gast.Return) for s in stmts for n in gast.walk(s))
+
+
+class SplitReturns:
+    """Transformation: the body ends with the function's only `return`.
+
+    An early `return e` sets `retval = e` and `returned = True` and leaves enclosing loops
+    with `break`; statements after a place that may have returned run under
+    `if not returned:`.
+
+    >>> from srcad.passes.testing import show
+    >>> show(SplitReturns, '''
+    ... def f(x):
+    ...     if x > 0:
+    ...         return x
+    ...     y = 2.0 * x
+    ...     return y''')
+    def f(x):
+        returned = False
+        if x > 0:
+            retval = x
+            returned = True
+        if not returned:
+            y = 2.0 * x
+            retval = y
+            returned = True
+        return retval
+    """
+
+    def __init__(self, ctx):
+        self.ctx = ctx
+
+    def run(self, fnode):
+        body = fnode.body
+        only_final = (body and isinstance(body[-1], gast.Return)
+                      and not _has_return(body[:-1]))
+        if only_final or not _has_return(body):
+            return fnode
+        self.flag = self.ctx.namer.fresh("returned", numbered=False)
+        self.value = self.ctx.namer.fresh("retval", numbered=False)
+        new_body = self.block(body, in_loop=False)
+        first = body[0]
+        fnode.body = ([ir.assign(self.flag, ir.const(False), like=first)] + new_body
+                      + [gast.copy_location(gast.Return(value=ir.name(self.value)), body[-1])])
+        return fnode
+
+    def block(self, stmts, in_loop):
+        out = []
+        for idx, stmt in enumerate(stmts):
+            if isinstance(stmt, gast.Return):
+                value = stmt.value if stmt.value is not None else ir.const(None)
+                out += [ir.assign(self.value, value, like=stmt),
+                        ir.assign(self.flag, ir.const(True), like=stmt)]
+                if in_loop:
+                    out.append(gast.copy_location(gast.Break(), stmt))
+                return out
+            if not _has_return([stmt]):
+                out.append(stmt)
+                continue
+            if isinstance(stmt, gast.If):
+                stmt.body = self.block(stmt.body, in_loop)
+                stmt.orelse = self.block(stmt.orelse, in_loop)
+            else:  # a loop
+                stmt.body = self.block(stmt.body, in_loop=True)
+            out.append(stmt)
+            rest = stmts[idx + 1:]
+            if in_loop and not isinstance(stmt, gast.If):
+                out.append(ir.if_(ir.name(self.flag), [gast.Break()], like=stmt))
+            if rest and in_loop:  # LowerLoopExits guards what follows a `break`
+                out += self.block(rest, in_loop)
+            elif rest:
+                guarded = self.block(rest, in_loop)
+                out.append(ir.if_(ir.not_(ir.name(self.flag)), guarded, like=rest[0]))
+            return out
+        return out

@@ -1,0 +1,100 @@
+"""TapeNeeds: which values the reverse sweep reads, and which of them must be saved."""
+import gast
+
+from srcad.passes.activity import bound_args, names, statements, targets
+from srcad.passes import ir
+
+
+def _index_names(index):
+    parts = index.elts if isinstance(index, gast.Tuple) else [index]
+    out = []
+    for p in parts:
+        if isinstance(p, gast.Slice):
+            out += names([b for b in (p.lower, p.upper, p.step) if b is not None])
+        else:
+            out += names([p])
+    return out
+
+
+class TapeNeeds:
+    """Analysis: what the reverse sweep needs from the forward sweep.
+
+    - `ctx.needed`: variables whose values the adjoints read (rule operands and results,
+      indices, branch flags, loop bounds), plus active arrays (their shapes size the
+      adjoints);
+    - `ctx.pushed`: needed variables assigned more than once or inside a loop: their old
+      value is saved before each assignment and restored when the reverse sweep passes it;
+    - `ctx.elem_saved`: needed arrays written element by element: each overwritten element
+      is saved and restored;
+    - `ctx.fresh_defs`: first assignments at the top of the body, whose old value is dead.
+    """
+
+    def __init__(self, ctx, params):
+        self.ctx = ctx
+        self.params = list(params)
+
+    def run(self, fnode):
+        ctx = self.ctx
+        active = ctx.active
+        values = set(ctx.flags)
+        for trip, start, step, _ in ctx.loops.values():
+            values |= {v for v in (trip, start, step) if v and v.isidentifier()}
+        written = set()
+        defs, in_loop = {p: 1 for p in self.params}, set()
+        for s, depth in statements(fnode.body):
+            if not isinstance(s, gast.Assign):
+                continue
+            t = s.targets[0]
+            if isinstance(t, gast.Subscript):
+                written.add(t.value.id)
+                if t.value.id in active:
+                    values |= set(_index_names(t.slice))
+                continue
+            for name in targets(s):
+                defs[name] = defs.get(name, 0) + 1
+                if depth:
+                    in_loop.add(name)
+            if any(n in active for n in targets(s)):
+                values |= self.reads(s, targets(s))
+        arrays = {v for v in active if ctx.kinds[v].is_array}
+        ctx.needed = values | arrays
+        ctx.pushed = {v for v in ctx.needed
+                      if (defs.get(v, 0) > 1 or v in in_loop) and v not in ctx.no_push}
+        ctx.elem_saved = written & values
+        ctx.written = written
+        ctx.fresh_defs = self.fresh_defs(fnode)
+        ctx.pushed -= {s.targets[0].id for s in ctx.fresh_defs if defs.get(s.targets[0].id) == 1}
+        return fnode
+
+    def reads(self, s, outs):
+        op = s.value
+        if isinstance(op, gast.Subscript):
+            return set(_index_names(op.slice))
+        if isinstance(op, gast.Call) and ir.dotted_text(op.func) in self.ctx.user_functions:
+            return set(names(op.args))
+        rule, bound = bound_args(op, self.ctx)
+        if rule is None:
+            return set()
+        out = set()
+        for p in rule.reads:
+            if p == rule.params[0]:
+                out |= set(outs)
+            elif bound.get(p) is not None:
+                out |= set(names([bound[p]]))
+        for p in rule.diff:  # sequences (concatenate, stack): element shapes are read
+            if isinstance(bound.get(p), (gast.Tuple, gast.List)):
+                out |= set(names([bound[p]]))
+        return out
+
+    def fresh_defs(self, fnode):
+        """Top-level assignments that are a name's first mention in the body."""
+        seen, fresh = set(self.params), set()
+        for s in fnode.body:
+            mentioned = {n.id for n in gast.walk(s) if isinstance(n, gast.Name)}
+            if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
+                name = s.targets[0].id
+                reads = {n.id for n in gast.walk(s.value) if isinstance(n, gast.Name)}
+                if name not in seen and name not in reads:
+                    fresh.add(s)
+            seen |= mentioned
+        return fresh

@@ -1,0 +1,43 @@
+"""Running one pass on a snippet, for the passes' doctests."""
+import textwrap
+
+import gast
+
+from codegen import Namer, to_source
+
+
+class _Ctx:
+    def __init__(self, fnode):
+        self.namer = Namer({n.id for n in gast.walk(fnode) if isinstance(n, gast.Name)})
+
+
+def show(pass_cls, source):
+    """Print the function in `source` after `pass_cls(ctx).run`."""
+    fnode = gast.parse(textwrap.dedent(source)).body[0]
+    print(to_source(pass_cls(_Ctx(fnode)).run(fnode)).rstrip())
+
+
+def show_anf(source):
+    """Print the function in `source` after ToANF (names resolved in a math/numpy module)."""
+    import math  # noqa: F401  (resolved by name below)
+
+    import numpy as np  # noqa: F401
+
+    from srcad.passes.resolve_names import ResolveNames
+    from srcad.passes.to_anf import ToANF
+    from srcad.source import FunctionSource
+
+    namespace = {"math": math, "np": np}
+    exec(compile(textwrap.dedent(source), "<doctest>", "exec"), namespace)
+    fn = next(v for k, v in namespace.items() if callable(v) and k not in ("math", "np"))
+
+    class Ctx(_Ctx):
+        pass
+
+    fsrc = FunctionSource.__new__(FunctionSource)
+    fsrc.fn, fsrc.name, fsrc.filename, fsrc.offset = fn, fn.__name__, "<doctest>", 0
+    fsrc.lines = textwrap.dedent(source).splitlines(True)
+    fsrc.node = gast.parse(textwrap.dedent(source)).body[0]
+    ctx = Ctx(fsrc.node)
+    ctx.fsrc, ctx.resolve, ctx.user_functions = fsrc, ResolveNames(fsrc), {}
+    print(to_source(ToANF(ctx).run(fsrc.node)).rstrip())

@@ -1,0 +1,411 @@
+"""ToANF: one operation per statement, every operand a name or a constant."""
+import math
+import numbers
+import types
+
+import gast
+import numpy as np
+
+from srcad.errors import NoRuleError, UnsupportedError
+from srcad.passes import ir
+from srcad.rules import registry
+
+_METHODS = {"sum": "np.sum", "mean": "np.mean", "prod": "np.prod", "max": "np.max",
+            "min": "np.min", "reshape": "np.reshape", "ravel": "np.ravel", "copy": "np.copy",
+            "dot": "np.dot", "transpose": "np.transpose", "flatten": "np.ravel"}
+_ATTRS = {"shape", "size", "ndim"}
+
+
+def is_user_function(obj):
+    fn = getattr(obj, "py_func", obj)
+    return isinstance(fn, types.FunctionType) and registry.lookup(obj) is None
+
+
+class ToANF:
+    """Transformation: every statement is one operation on atoms (names or constants).
+
+    Afterwards a statement is one of: `x = op(atoms)`, `x[atoms] = atom`,
+    `a, b = user_fn(atoms)`, `if atom_or_not_atom:`, `for i in range(atoms):`,
+    `while True:`, `break`, `continue`, `return atom_or_tuple_of_atoms`. Calls name their
+    rule's canonical function (`np.sin`), methods become functions (`x.sum()` is
+    `np.sum(x)`), `x.T` is `np.transpose(x)`, `and`/`or`/`a if c else b` become `if`
+    statements, `while c:` becomes `while True:` with a `break`, and `for v in xs:`
+    loops over `range(xs.shape[0])`. The target of an operation is never its operand.
+
+    >>> from srcad.passes.testing import show_anf
+    >>> show_anf('''
+    ... def f(w, xs):
+    ...     h = 0.0
+    ...     for i in range(xs.shape[0]):
+    ...         h = math.tanh(w * h + xs[i])
+    ...     return h * h''')
+    def f(w, xs):
+        h = 0.0
+        tmp1 = xs.shape
+        tmp2 = tmp1[0]
+        for i in range(tmp2):
+            tmp3 = w * h
+            tmp4 = xs[i]
+            tmp5 = tmp3 + tmp4
+            h = math.tanh(tmp5)
+        tmp6 = h * h
+        return tmp6
+    """
+
+    def __init__(self, ctx):
+        self.ctx = ctx
+        self.fsrc = ctx.fsrc
+        self.resolve = ctx.resolve
+
+    def run(self, fnode):
+        fnode.body = self.block(fnode.body)
+        return fnode
+
+    def error(self, message, node, hint=None, cls=UnsupportedError):
+        return self.fsrc.error(message, node, hint, cls)
+
+    def tmp(self):
+        return self.ctx.namer.fresh("tmp")
+
+    # statements
+
+    def block(self, stmts):
+        out = []
+        for stmt in stmts:
+            self.stmt_line = stmt
+            out += getattr(self, "stmt_" + type(stmt).__name__)(stmt)
+        return out
+
+    def stmt_Pass(self, node):
+        return []
+
+    def stmt_Expr(self, node):  # docstrings; CheckSupported refused the rest
+        return []
+
+    def stmt_Break(self, node):
+        return [node]
+
+    stmt_Continue = stmt_Break
+
+    def stmt_Return(self, node):
+        if node.value is None:
+            raise self.error("`return` without a value", node, "return the function's result")
+        if isinstance(node.value, gast.Tuple):
+            pre, atoms = self.atoms(node.value.elts)
+            value = gast.Tuple(elts=atoms, ctx=gast.Load())
+        else:
+            pre, value = self.atom(node.value, force_name=True)
+        return pre + [gast.copy_location(gast.Return(value=value), node)]
+
+    def stmt_If(self, node):
+        pre, test = self.atom(node.test)
+        return pre + [ir.if_(test, self.block(node.body), self.block(node.orelse), like=node)]
+
+    def stmt_While(self, node):
+        pre, test = self.atom(node.test)
+        head = pre + [ir.if_(ir.not_(test), [gast.Break()], like=node)]
+        loop = gast.While(test=ir.const(True), body=head + self.block(node.body), orelse=[])
+        return [gast.copy_location(loop, node)]
+
+    def stmt_For(self, node):
+        if not isinstance(node.target, gast.Name):
+            raise self.error("a loop target must be one name", node,
+                             "loop over an index: `for i in range(len(xs)):`")
+        it = node.iter
+        if isinstance(it, gast.Call) and ir.dotted_text(it.func) == "range" \
+                and self.resolve.lookup("range") is range:
+            if it.keywords or not 1 <= len(it.args) <= 3:
+                raise self.error("`range` takes one to three positional arguments", node)
+            pre, args = self.atoms(it.args)
+            body = self.block(node.body)
+        else:
+            pre, seq = self.atom(it, force_name=True)
+            shape, count = self.tmp(), self.tmp()
+            index = self.ctx.namer.fresh("k")
+            pre += [ir.assign(shape, gast.Attribute(value=seq, attr="shape", ctx=gast.Load()),
+                              like=node),
+                    ir.assign(count, gast.Subscript(value=ir.name(shape), slice=ir.const(0),
+                                                    ctx=gast.Load()), like=node)]
+            args = [ir.name(count)]
+            item = gast.Subscript(value=seq, slice=ir.name(index), ctx=gast.Load())
+            body = [ir.assign(node.target.id, item, like=node)] + self.block(node.body)
+            node.target = ir.name(index, store=True)
+        rng = gast.Call(func=ir.name("range"), args=args, keywords=[])
+        loop = gast.For(target=node.target, iter=rng, body=body or [gast.Pass()], orelse=[],
+                        type_comment=None)
+        return pre + [gast.copy_location(loop, node)]
+
+    def stmt_Assign(self, node):
+        if len(node.targets) != 1:
+            pre, value = self.atom(node.value)
+            return pre + [s for t in node.targets
+                          for s in self.stmt_Assign(ir.assign(t, value, like=node))]
+        target, value = node.targets[0], node.value
+        if isinstance(target, gast.Name):
+            pre, op = self.op(value)
+            if any(isinstance(n, gast.Name) and n.id == target.id for n in gast.walk(op)):
+                tmp = self.tmp()
+                pre, op = pre + [ir.assign(tmp, op, like=node)], ir.name(tmp)
+            return pre + [ir.assign(target, op, like=node)]
+        if isinstance(target, gast.Subscript):
+            if not isinstance(target.value, gast.Name):
+                raise self.error("only `name[index] = value` writes are supported", node,
+                                 "write into a named array")
+            pre, index = self.index(target.slice)
+            more, atom = self.atom(value)
+            store = gast.Subscript(value=ir.name(target.value.id), slice=index, ctx=gast.Store())
+            return pre + more + [ir.assign(store, atom, like=node)]
+        if isinstance(target, (gast.Tuple, gast.List)):
+            return self.unpack(target, value, node)
+        raise self.error(f"cannot assign to a {type(target).__name__.lower()}", node)
+
+    def unpack(self, target, value, node):
+        names = target.elts
+        if not all(isinstance(t, (gast.Name, gast.Subscript)) for t in names):
+            raise self.error("nested unpacking is not supported", node, "unpack one level at a time")
+        if isinstance(value, (gast.Tuple, gast.List)):
+            if len(value.elts) != len(names):
+                raise self.error("unpacking needs as many values as targets", node)
+            pre, atoms = self.atoms(value.elts, force_name=True)
+        else:
+            pre, op = self.op(value)
+            user_call = isinstance(op, gast.Call) and isinstance(op.func, gast.Name) \
+                and op.func.id in self.ctx.user_functions
+            if user_call:
+                if all(isinstance(t, gast.Name) for t in names):
+                    stmt = ir.assign(gast.Tuple(elts=[ir.name(t.id, True) for t in names],
+                                                ctx=gast.Store()), op, like=node)
+                    return pre + [stmt]
+            tup = self.tmp()
+            pre.append(ir.assign(tup, op, like=node))
+            atoms = []
+            for k in range(len(names)):
+                item = self.tmp()
+                pre.append(ir.assign(item, gast.Subscript(value=ir.name(tup), slice=ir.const(k),
+                                                          ctx=gast.Load()), like=node))
+                atoms.append(ir.name(item))
+        out = pre
+        for t, a in zip(names, atoms):
+            out += self.stmt_Assign(ir.assign(t, a, like=node))
+        return out
+
+    # expressions
+
+    def atoms(self, exprs, force_name=False):
+        pre, out = [], []
+        for e in exprs:
+            more, a = self.atom(e, force_name)
+            pre += more
+            out.append(a)
+        return pre, out
+
+    def atom(self, expr, force_name=False):
+        """Statements computing `expr`, and a name or constant holding its value."""
+        folded = self.constant(expr)
+        if folded is not None:
+            if not force_name:
+                return [], folded
+            expr = folded
+        if isinstance(expr, gast.Name) and self.local(expr.id):
+            return [], ir.name(expr.id)
+        pre, op = self.op(expr)
+        name = self.tmp()
+        return pre + [ir.assign(name, op, like=self.stmt_line)], ir.name(name)
+
+    def constant(self, expr):
+        if isinstance(expr, gast.Constant):
+            return expr
+        if isinstance(expr, gast.UnaryOp) and isinstance(expr.op, (gast.USub, gast.UAdd)) \
+                and isinstance(expr.operand, gast.Constant) \
+                and isinstance(expr.operand.value, numbers.Number):
+            v = expr.operand.value
+            return ir.const(-v if isinstance(expr.op, gast.USub) else v)
+        text = ir.dotted_text(expr)
+        if text is None or self.local(text.split(".")[0]):
+            return None
+        obj = self.resolve.lookup(text)
+        if isinstance(obj, (bool, np.bool_)):
+            return ir.const(bool(obj))
+        if isinstance(obj, numbers.Integral):
+            return ir.const(int(obj))
+        if isinstance(obj, numbers.Real):
+            return ir.const(float(obj))
+        if obj is None:
+            return ir.const(None)
+        return None
+
+    def op(self, expr):
+        """Statements and one operation on atoms computing `expr`."""
+        method = getattr(self, "op_" + type(expr).__name__, None)
+        if method is None:
+            raise self.error(f"the expression `{type(expr).__name__}` is not supported",
+                             self.stmt_line)
+        return method(expr)
+
+    def op_Constant(self, expr):
+        return [], expr
+
+    def local(self, name):
+        """Whether `name` is the function's own (parameters, variables, names passes made)."""
+        return name not in self.resolve.free
+
+    def op_Name(self, expr):
+        if self.local(expr.id):
+            return [], ir.name(expr.id)
+        folded = self.constant(expr)
+        if folded is not None:
+            return [], folded
+        obj = self.resolve.free.get(expr.id, self.resolve.MISSING)
+        if obj is self.resolve.MISSING:
+            raise self.error(f"name `{expr.id}` is not defined", self.stmt_line,
+                             cls=UnsupportedError)
+        raise self.error(f"the global `{expr.id}` ({type(obj).__name__}) cannot be used as a value",
+                         self.stmt_line, "pass it to the function as an argument")
+
+    def op_BinOp(self, expr):
+        pre, (a, b) = self.atoms([expr.left, expr.right])
+        return pre, gast.BinOp(left=a, op=expr.op, right=b)
+
+    def op_UnaryOp(self, expr):
+        pre, a = self.atom(expr.operand)
+        if isinstance(expr.op, gast.UAdd):
+            return pre, a
+        return pre, gast.UnaryOp(op=expr.op, operand=a)
+
+    def op_Compare(self, expr):
+        if len(expr.ops) == 1:
+            pre, (a, b) = self.atoms([expr.left, expr.comparators[0]])
+            if isinstance(expr.ops[0], (gast.In, gast.NotIn)):
+                raise self.error("`in` tests are not supported", self.stmt_line)
+            return pre, gast.Compare(left=a, ops=expr.ops, comparators=[b])
+        parts, left = [], expr.left
+        for op, right in zip(expr.ops, expr.comparators):
+            parts.append(gast.Compare(left=left, ops=[op], comparators=[right]))
+            left = right
+        return self.op_BoolOp(gast.BoolOp(op=gast.And(), values=parts))
+
+    def op_BoolOp(self, expr):
+        result = self.tmp()
+        first, *rest = expr.values
+        pre, a = self.atom(first)
+        out = pre + [ir.assign(result, a, like=self.stmt_line)]
+        if rest:
+            more, b = self.op_BoolOp(gast.BoolOp(op=expr.op, values=rest)) if len(rest) > 1 \
+                else self.op(rest[0])
+            then = more + [ir.assign(result, b, like=self.stmt_line)]
+            test = ir.name(result) if isinstance(expr.op, gast.And) else ir.not_(ir.name(result))
+            out.append(ir.if_(test, then, like=self.stmt_line))
+        return out, ir.name(result)
+
+    def op_IfExp(self, expr):
+        result = self.tmp()
+        pre, test = self.atom(expr.test)
+        body_pre, a = self.op(expr.body)
+        else_pre, b = self.op(expr.orelse)
+        stmt = ir.if_(test, body_pre + [ir.assign(result, a, like=self.stmt_line)],
+                      else_pre + [ir.assign(result, b, like=self.stmt_line)], like=self.stmt_line)
+        return pre + [stmt], ir.name(result)
+
+    def op_Tuple(self, expr):
+        pre, atoms = self.atoms(expr.elts)
+        return pre, gast.Tuple(elts=atoms, ctx=gast.Load())
+
+    op_List = op_Tuple
+
+    def op_Attribute(self, expr):
+        folded = self.constant(expr)
+        if folded is not None:
+            return [], folded
+        if expr.attr == "T":
+            return self.op_Call(gast.Call(func=ir.dotted("np.transpose"), args=[expr.value],
+                                          keywords=[]), resolved="np.transpose")
+        if expr.attr in _ATTRS:
+            pre, a = self.atom(expr.value, force_name=True)
+            return pre, gast.Attribute(value=a, attr=expr.attr, ctx=gast.Load())
+        raise self.error(f"the attribute `.{expr.attr}` is not supported", self.stmt_line,
+                         "supported attributes: .T .shape .size .ndim")
+
+    def index(self, node):
+        if isinstance(node, gast.Tuple):
+            pre, parts = [], []
+            for elt in node.elts:
+                more, p = self.index(elt)
+                pre += more
+                parts.append(p)
+            return pre, gast.Tuple(elts=parts, ctx=gast.Load())
+        if isinstance(node, gast.Slice):
+            pre, bounds = [], []
+            for part in (node.lower, node.upper, node.step):
+                if part is None:
+                    bounds.append(None)
+                else:
+                    more, a = self.atom(part)
+                    pre += more
+                    bounds.append(a)
+            return pre, gast.Slice(lower=bounds[0], upper=bounds[1], step=bounds[2])
+        return self.atom(node)
+
+    def op_Subscript(self, expr):
+        pre, value = self.atom(expr.value, force_name=True)
+        more, index = self.index(expr.slice)
+        return pre + more, gast.Subscript(value=value, slice=index, ctx=gast.Load())
+
+    def op_Call(self, expr, resolved=None):
+        func = expr.func
+        args = list(expr.args)
+        if resolved is None:
+            text = ir.dotted_text(func)
+            if text is None or self.local(text.split(".")[0]):
+                if not isinstance(func, gast.Attribute) or func.attr not in _METHODS:
+                    raise self.error(f"the call `{text or type(func).__name__}(...)` is not "
+                                     "supported", self.stmt_line,
+                                     "call module-level functions, numpy or math; methods: "
+                                     + ", ".join(sorted(_METHODS)))
+                resolved, args = _METHODS[func.attr], [func.value] + args
+                if resolved == "np.reshape" and len(args) > 2:
+                    args = [args[0], gast.Tuple(elts=args[1:], ctx=gast.Load())]
+            else:
+                resolved = self.callee(text)
+            if resolved in ("min", "max") and len(args) > 2 and not expr.keywords:
+                inner = gast.Call(func=expr.func, args=args[:-1], keywords=[])
+                args = [inner, args[-1]]
+        if any(isinstance(a, gast.Starred) for a in args):
+            raise self.error("`*args` in calls is not supported", self.stmt_line)
+        pre, atoms = [], []
+        for a in args:
+            more, at = (self.op_Tuple(a) if isinstance(a, (gast.Tuple, gast.List))
+                        else self.atom(a))
+            pre += more
+            atoms.append(at)
+        keywords = []
+        for kw in expr.keywords:
+            if kw.arg is None:
+                raise self.error("`**kwargs` in calls is not supported", self.stmt_line)
+            more, at = (self.op_Tuple(kw.value) if isinstance(kw.value, (gast.Tuple, gast.List))
+                        else self.atom(kw.value))
+            pre += more
+            keywords.append(gast.keyword(arg=kw.arg, value=at))
+        return pre, gast.Call(func=ir.dotted(resolved), args=atoms, keywords=keywords)
+
+    def callee(self, text):
+        obj = self.resolve.lookup(text)
+        if obj is self.resolve.MISSING:
+            raise self.error(f"`{text}` is not defined", self.stmt_line)
+        rule = registry.lookup(obj)
+        if rule is not None:
+            return rule.name
+        if is_user_function(obj):
+            fn = getattr(obj, "py_func", obj)
+            known = self.ctx.user_functions.setdefault(fn.__name__, fn)
+            if known is not fn:
+                raise self.error(f"two different functions are both called `{fn.__name__}`",
+                                 self.stmt_line, "rename one of them")
+            return fn.__name__
+        if isinstance(obj, (numbers.Number, np.ndarray)):
+            raise self.error(f"`{text}` is a value, not a function", self.stmt_line)
+        where = "math" if getattr(obj, "__module__", None) == "math" or obj in vars(math).values() \
+            else "numpy"
+        raise self.error(f"no derivative rule for `{text}`", self.stmt_line,
+                         f"srcad has no rule for this function; write it with supported {where} "
+                         "functions in a module-level helper, or compute it outside the "
+                         "differentiated function", NoRuleError)

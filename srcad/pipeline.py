@@ -1,0 +1,107 @@
+"""The compiler in one screen: the ordered passes that turn a function into its sweeps."""
+import os
+import sys
+import time
+
+import gast
+
+from codegen import Namer, to_source
+from srcad.errors import SrcadError
+from srcad.kinds import BOOL, FLOAT, INT, NONE
+from srcad.passes.activity import Activity
+from srcad.passes.check_supported import CheckSupported
+from srcad.passes.expand_aug_assign import ExpandAugAssign
+from srcad.passes.infer_kinds import InferKinds
+from srcad.passes.lower_loop_exits import LowerLoopExits
+from srcad.passes.record_control import RecordControl
+from srcad.passes.resolve_names import ResolveNames
+from srcad.passes.reverse_ad import ReverseAD
+from srcad.passes.split_returns import SplitReturns
+from srcad.passes.tape_needs import TapeNeeds
+from srcad.passes.to_anf import ToANF
+from srcad.source import FunctionSource
+
+
+class Context:
+    """What the passes share about one function: its source, names, and side tables."""
+
+    def __init__(self, fsrc, program):
+        self.fsrc = fsrc
+        self.program = program
+        self.namer = Namer({n.id for n in gast.walk(fsrc.node) if isinstance(n, gast.Name)}
+                           | {a.id for a in fsrc.node.args.args})
+        self.user_functions = {}
+        self.timings = []
+        self.adjoint_names = {}
+        self.seed = self.namer.fresh("d_out", numbered=False)
+        self.tape_param = self.namer.fresh("tape", numbered=False)
+
+    def d(self, name):
+        """The adjoint's name for variable `name` (`d_x` for `x`, unless that is taken)."""
+        if name not in self.adjoint_names:
+            self.adjoint_names[name] = self.namer.fresh("d_" + name, numbered=False)
+        return self.adjoint_names[name]
+
+    @staticmethod
+    def const_kind(atom):
+        v = atom.value
+        return BOOL if isinstance(v, bool) else INT if isinstance(v, int) else \
+            FLOAT if isinstance(v, float) else NONE
+
+
+def normalize(ctx):
+    """Passes that do not depend on argument kinds: syntax to one op per statement."""
+    fnode = ctx.fsrc.node
+    for name, step in [
+        ("CheckSupported", lambda f: (CheckSupported(ctx.fsrc), f)[1]),
+        ("ResolveNames", lambda f: (setattr(ctx, "resolve", ResolveNames(ctx.fsrc)), f)[1]),
+        ("ExpandAugAssign", lambda f: ExpandAugAssign().visit(f)),
+        ("SplitReturns", lambda f: SplitReturns(ctx).run(f)),
+        ("ToANF", lambda f: ToANF(ctx).run(f)),
+        ("LowerLoopExits", lambda f: LowerLoopExits(ctx).run(f)),
+        ("RecordControl", lambda f: RecordControl(ctx).run(f)),
+    ]:
+        fnode = _run(ctx, name, step, fnode)
+    ctx.fnode = fnode
+    return fnode
+
+
+def analyze(ctx, arg_kinds, wrt_names):
+    """Passes that need the argument kinds and the `wrt` set."""
+    fnode = ctx.fnode
+    params = [a.id for a in fnode.args.args]
+    for name, step in [
+        ("InferKinds", lambda f: InferKinds(ctx, dict(zip(params, arg_kinds))).run(f)),
+        ("Activity", lambda f: Activity(ctx, wrt_names).run(f)),
+        ("TapeNeeds", lambda f: TapeNeeds(ctx, params).run(f)),
+    ]:
+        fnode = _run(ctx, name, step, fnode)
+    return fnode
+
+
+def differentiate(ctx, wrt_names, fwd_name, rev_name):
+    params = [a.id for a in ctx.fnode.args.args]
+    start = time.perf_counter()
+    fwd, rev = ReverseAD(ctx, params, wrt_names, fwd_name, rev_name).run(ctx.fnode)
+    ctx.timings.append(("ReverseAD", time.perf_counter() - start))
+    _show(ctx, "ReverseAD", [fwd, rev])
+    return fwd, rev
+
+
+def _run(ctx, name, step, fnode):
+    start = time.perf_counter()
+    fnode = step(fnode)
+    ctx.timings.append((name, time.perf_counter() - start))
+    _show(ctx, name, fnode)
+    return fnode
+
+
+def _show(ctx, name, nodes):
+    """`SRCAD_SHOW=ToANF,ReverseAD` prints the source after those passes (to stderr)."""
+    wanted = os.environ.get("SRCAD_SHOW", "")
+    if name in wanted.split(",") or wanted == "all":
+        print(f"# --- {ctx.fsrc.name} after {name}", file=sys.stderr)
+        print(to_source(nodes if isinstance(nodes, list) else [nodes]), file=sys.stderr)
+
+
+__all__ = ["Context", "FunctionSource", "SrcadError", "analyze", "differentiate", "normalize"]

@@ -1,0 +1,224 @@
+"""Rules for NumPy: elementwise functions (with broadcasting), reductions, products,
+reshaping and joining, and constructors (which have no derivative)."""
+import numpy as np
+
+from srcad import runtime as rt  # noqa: F401  (names used in templates)
+from srcad.rules import typing as ty
+from srcad.rules.registry import adjoint, nondiff
+
+d = None  # templates say d[x] for "the adjoint of x"; they are never run
+
+# elementwise
+
+
+@adjoint(np.sin, kind=ty.elementwise)
+def sin(ans, x):
+    d[x] += d[ans] * np.cos(x)
+
+
+@adjoint(np.cos, kind=ty.elementwise)
+def cos(ans, x):
+    d[x] += -d[ans] * np.sin(x)
+
+
+@adjoint(np.tan, kind=ty.elementwise)
+def tan(ans, x):
+    d[x] += d[ans] * (1.0 + ans * ans)
+
+
+@adjoint(np.exp, kind=ty.elementwise)
+def exp(ans, x):
+    d[x] += d[ans] * ans
+
+
+@adjoint(np.log, kind=ty.elementwise)
+def log(ans, x):
+    d[x] += d[ans] / x
+
+
+@adjoint(np.log1p, kind=ty.elementwise)
+def log1p(ans, x):
+    d[x] += d[ans] / (1.0 + x)
+
+
+@adjoint(np.expm1, kind=ty.elementwise)
+def expm1(ans, x):
+    d[x] += d[ans] * (ans + 1.0)
+
+
+@adjoint(np.sqrt, kind=ty.elementwise)
+def sqrt(ans, x):
+    d[x] += d[ans] * 0.5 / ans
+
+
+@adjoint(np.square, kind=ty.same)
+def square(ans, x):
+    d[x] += d[ans] * 2.0 * x
+
+
+@adjoint(np.tanh, kind=ty.elementwise)
+def tanh(ans, x):
+    d[x] += d[ans] * (1.0 - ans * ans)
+
+
+@adjoint(np.sinh, kind=ty.elementwise)
+def sinh(ans, x):
+    d[x] += d[ans] * np.cosh(x)
+
+
+@adjoint(np.cosh, kind=ty.elementwise)
+def cosh(ans, x):
+    d[x] += d[ans] * np.sinh(x)
+
+
+@adjoint(np.arctan, kind=ty.elementwise)
+def arctan(ans, x):
+    d[x] += d[ans] / (1.0 + x * x)
+
+
+@adjoint(np.arcsin, kind=ty.elementwise)
+def arcsin(ans, x):
+    d[x] += d[ans] / np.sqrt(1.0 - x * x)
+
+
+@adjoint(np.arccos, kind=ty.elementwise)
+def arccos(ans, x):
+    d[x] += -d[ans] / np.sqrt(1.0 - x * x)
+
+
+@adjoint(np.abs, kind=ty.same)
+def absolute(ans, x):
+    d[x] += d[ans] * np.sign(x)
+
+
+@adjoint(np.negative, kind=ty.same)
+def negative(ans, x):
+    d[x] += -d[ans]
+
+
+@adjoint(np.power, kind=ty.arith)
+def power(ans, x, y):
+    d[x] += d[ans] * y * x ** (y - 1)
+    d[y] += d[ans] * ans * rt.log_or_zero(x)
+
+
+@adjoint(np.maximum, kind=ty.same)
+def maximum(ans, x, y):
+    d[x] += rt.select(x >= y, d[ans], 0.0)
+    d[y] += rt.select(x >= y, 0.0, d[ans])
+
+
+@adjoint(np.minimum, kind=ty.same)
+def minimum(ans, x, y):
+    d[x] += rt.select(x <= y, d[ans], 0.0)
+    d[y] += rt.select(x <= y, 0.0, d[ans])
+
+
+@adjoint(np.clip, kind=ty.same)
+def clip(ans, x, a_min, a_max):
+    d[x] += rt.select((x >= a_min) & (x <= a_max), d[ans], 0.0)
+    d[a_min] += rt.select(x < a_min, d[ans], 0.0)
+    d[a_max] += rt.select((x > a_max) & (x >= a_min), d[ans], 0.0)
+
+
+@adjoint(np.where, kind=ty.elementwise)
+def where(ans, condition, x, y):
+    d[x] += rt.select(condition, d[ans], 0.0)
+    d[y] += rt.select(condition, 0.0, d[ans])
+
+
+@adjoint(np.float64, kind=ty.to_float)
+def float64(ans, x):
+    d[x] += d[ans]
+
+
+nondiff(np.sign, np.floor, np.ceil, np.trunc, np.rint, kind=ty.same)
+nondiff(np.round, kind=ty.same, params=("ans", "x", "decimals"), defaults={"decimals": 0})
+nondiff(np.isnan, np.isinf, np.isfinite, kind=ty.boolean)
+nondiff(np.argmax, np.argmin, kind=ty.reduction("i"), params=("ans", "x", "axis"),
+        defaults={"axis": None})
+
+# reductions
+
+
+@adjoint(np.sum, kind=ty.reduction(), broadcast=False)
+def sum(ans, x, axis=None):
+    d[x] += rt.expand(d[ans], x, axis)
+
+
+@adjoint(np.mean, kind=ty.reduction("f"), broadcast=False)
+def mean(ans, x, axis=None):
+    d[x] += rt.expand(d[ans], x, axis) / rt.count(x, axis)
+
+
+@adjoint(np.prod, kind=ty.reduction(), broadcast=False)
+def prod(ans, x, axis=None):
+    d[x] += rt.prod_adjoint(d[ans], x, axis)
+
+
+@adjoint(np.max, kind=ty.reduction(), broadcast=False)
+def max(ans, x, axis=None):
+    d[x] += rt.select_adjoint(d[ans], x, ans, axis)
+
+
+@adjoint(np.min, kind=ty.reduction(), broadcast=False)
+def min(ans, x, axis=None):
+    d[x] += rt.select_adjoint(d[ans], x, ans, axis)
+
+
+# products
+
+
+@adjoint(np.dot, np.matmul, kind=ty.matmul, broadcast=False)
+def dot(ans, x, y):
+    d[x] += rt.matmul_dx(d[ans], x, y)
+    d[y] += rt.matmul_dy(d[ans], x, y)
+
+
+# shapes
+
+
+@adjoint(np.transpose, kind=ty.first, broadcast=False)
+def transpose(ans, x):
+    d[x] += np.transpose(d[ans])
+
+
+@adjoint(np.reshape, kind=ty.reshape, broadcast=False)
+def reshape(ans, x, shape):
+    d[x] += np.reshape(d[ans], x.shape)
+
+
+@adjoint(np.ravel, kind=ty.ravel, broadcast=False)
+def ravel(ans, x):
+    d[x] += np.reshape(d[ans], x.shape)
+
+
+@adjoint(np.copy, kind=ty.first, broadcast=False)
+def copy(ans, x):
+    d[x] += d[ans]
+
+
+@adjoint(np.concatenate, kind=ty.join_arrays(0), broadcast=False)
+def concatenate(ans, arrays, axis=0):
+    d[arrays] += rt.split_like(d[ans], arrays, axis)
+
+
+@adjoint(np.stack, kind=ty.join_arrays(1), broadcast=False)
+def stack(ans, arrays, axis=0):
+    d[arrays] += rt.unstack_like(d[ans], arrays, axis)
+
+
+# constructors: values that do not depend on the inputs' values
+
+nondiff(np.zeros, np.ones, np.empty, kind=ty.construct, params=("ans", "shape", "dtype"),
+        defaults={"dtype": None})
+nondiff(np.zeros_like, np.ones_like, np.empty_like, kind=ty.like, params=("ans", "a", "dtype"),
+        defaults={"dtype": None})
+nondiff(np.full, kind=ty.full, params=("ans", "shape", "fill_value", "dtype"),
+        defaults={"dtype": None})
+nondiff(np.arange, kind=ty.arange, params=("ans", "start", "stop", "step", "dtype"),
+        defaults={"stop": None, "step": None, "dtype": None})
+nondiff(np.linspace, kind=ty.linspace, params=("ans", "start", "stop", "num"),
+        defaults={"num": 50})
+nondiff(np.shape, kind=lambda k, c: __import__("srcad.kinds").kinds.TupleKind(
+    (ty.INT,) * k["x"].ndim))

@@ -1,0 +1,140 @@
+"""The rule registry: one `Rule` per differentiable (or explicitly non-differentiable) function.
+
+A rule's adjoint is a template: a function that is never run, whose parameters are the
+result `ans` followed by the call's parameters, and whose body adds to the adjoints
+`d[x]` of the inputs in terms of `d[ans]` and the primal values. For example::
+
+    @adjoint(np.sin, kind=elementwise)
+    def sin(ans, x):
+        d[x] += d[ans] * np.cos(x)
+"""
+import inspect
+from dataclasses import dataclass, field
+
+import gast
+
+from codegen.templates import template_body
+
+_BY_ID = {}
+_BY_NAME = {}
+
+
+@dataclass
+class Rule:
+    """How to type, and how to differentiate, one function."""
+
+    name: str
+    params: list
+    defaults: dict
+    kind: object
+    body: list = field(default_factory=list)
+    diff: frozenset = frozenset()
+    broadcast: bool = False
+    reads: frozenset = frozenset()
+
+    def bind(self, args, keywords, error):
+        """Map this call's atoms (gast nodes) to the rule's parameters; None if omitted."""
+        bound = {}
+        params = self.params[1:]
+        if len(args) > len(params):
+            raise error(f"`{self.name}` takes at most {len(params)} arguments here")
+        for p, a in zip(params, args):
+            bound[p] = a
+        for kw in keywords:
+            if kw.arg not in params or kw.arg in bound:
+                raise error(f"`{self.name}` got an unexpected keyword `{kw.arg}`")
+            bound[kw.arg] = kw.value
+        for p in params:
+            if p not in bound and p not in self.defaults:
+                raise error(f"`{self.name}` is missing its argument `{p}`")
+        return bound
+
+
+def _adjoint_targets(body):
+    """Parameters `x` of the template that appear as `d[x] += ...` targets."""
+    out = set()
+    for node in body:
+        for sub in gast.walk(node):
+            if isinstance(sub, gast.AugAssign) and _is_d(sub.target):
+                out.add(sub.target.slice.id)
+    return frozenset(out)
+
+
+def _is_d(node):
+    return (isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name)
+            and node.value.id == "d" and isinstance(node.slice, gast.Name))
+
+
+def _primal_reads(body, params):
+    """Parameters whose primal values the template reads (not only through `d[...]`)."""
+    reads = set()
+    for node in body:
+        for sub in gast.walk(node):
+            if _is_d(sub):
+                sub.slice._d = True
+        for sub in gast.walk(node):
+            if isinstance(sub, gast.Name) and sub.id in params and not getattr(sub, "_d", False):
+                reads.add(sub.id)
+    return frozenset(reads)
+
+
+def canonical_name(obj):
+    if isinstance(obj, str):
+        return obj
+    module = getattr(obj, "__module__", None) or ""
+    name = obj.__name__
+    if module == "math" or module.startswith("numpy") or type(obj).__name__ == "ufunc":
+        if module == "math":
+            return f"math.{name}"
+        sub = module.split(".")[1] if module.startswith("numpy.linalg") else None
+        return f"np.{sub}.{name}" if sub == "linalg" else f"np.{name}"
+    return name
+
+
+def _register(objs, rule):
+    for obj in objs:
+        if isinstance(obj, str):
+            _BY_NAME[obj] = rule
+        else:
+            _BY_ID[id(obj)] = (obj, rule)
+    _BY_NAME.setdefault(rule.name, rule)
+
+
+def adjoint(*objs, kind, name=None, broadcast=None):
+    """Register a template as the adjoint rule of `objs` (functions, or operator keys)."""
+
+    def deco(template):
+        sig = inspect.signature(template)
+        params = list(sig.parameters)
+        defaults = {p: v.default for p, v in sig.parameters.items()
+                    if v.default is not inspect.Parameter.empty}
+        body = template_body(template)
+        rule = Rule(name=name or (objs[0] if isinstance(objs[0], str) else canonical_name(objs[0])), params=params, defaults=defaults,
+                    kind=kind, body=body, diff=_adjoint_targets(body),
+                    broadcast=True if broadcast is None else broadcast,
+                    reads=_primal_reads(body, params))
+        _register(objs, rule)
+        return template
+
+    return deco
+
+
+def nondiff(*objs, kind, params=("ans", "x"), defaults=None, name=None):
+    """Register `objs` as having zero derivative (rounding, comparisons, constructors)."""
+    for obj in objs:
+        rule = Rule(name=name or canonical_name(obj), params=list(params),
+                    defaults=dict(defaults or {}), kind=kind)
+        _register([obj], rule)
+
+
+def lookup(obj):
+    entry = _BY_ID.get(id(obj))
+    return entry[1] if entry is not None and entry[0] is obj else None
+
+
+def by_name(name):
+    return _BY_NAME.get(name)
+
+
+def all_rules():
+    return sorted({id(r): r for r in _BY_NAME.values()}.values(), key=lambda r: r.name)

@@ -1,0 +1,323 @@
+"""Helpers that generated code calls as `rt.<name>`: plain NumPy when run by Python,
+compiled (through `numba.extending.overload`) when the sweeps run under Numba."""
+import math
+
+import numpy as np
+from numba import types
+from numba.extending import overload, register_jitable
+
+
+def _jit_version(py_fn):
+    """Register the decorated factory as the Numba implementation of `py_fn`."""
+    return overload(py_fn, jit_options={"cache": True})
+
+
+def _is_array(t):
+    return isinstance(t, types.Array)
+
+
+def _is_none(t):
+    return t is None or isinstance(t, (types.NoneType, types.Omitted))
+
+
+# tapes
+
+
+@register_jitable(cache=True)
+def range_len(start, stop, step):
+    """Number of iterations of `range(start, stop, step)`."""
+    if step > 0:
+        return max(0, (stop - start + step - 1) // step)
+    return max(0, (start - stop - step - 1) // (-step))
+
+
+@register_jitable(cache=True)
+def reserve(buf, needed):
+    """`buf`, or a larger copy of it, with room for `needed` entries."""
+    if needed <= buf.shape[0]:
+        return buf
+    new = np.empty(max(needed, 2 * buf.shape[0]), dtype=buf.dtype)
+    new[:buf.shape[0]] = buf
+    return new
+
+
+# elementwise
+
+
+def select(c, a, b):
+    """`a` where `c`, else `b`; scalars stay scalars."""
+    if np.ndim(c) or np.ndim(a) or np.ndim(b):
+        return np.where(c, a, b)
+    return a if c else b
+
+
+@_jit_version(select)
+def _select(c, a, b):
+    if _is_array(c) or _is_array(a) or _is_array(b):
+        return lambda c, a, b: np.where(c, a, b)
+    return lambda c, a, b: a if c else b
+
+
+def log_or_zero(x):
+    """log(x) where x > 0, else 0 (the `d/dy x**y` factor; 0 where x**y has no slope in y)."""
+    if np.ndim(x):
+        return np.log(np.where(x > 0, x, 1.0))
+    return math.log(x) if x > 0 else 0.0
+
+
+@_jit_version(log_or_zero)
+def _log_or_zero(x):
+    if _is_array(x):
+        return lambda x: np.log(np.where(x > 0, x, 1.0))
+    return lambda x: math.log(x) if x > 0 else 0.0
+
+
+def unbroadcast(g, x):
+    """`g` summed over the axes along which `x` was broadcast to `g`'s shape."""
+    if g.shape == x.shape:
+        return g
+    while g.ndim > x.ndim:
+        g = g.sum(axis=0)
+    for ax, n in enumerate(x.shape):
+        if n == 1 and g.shape[ax] != 1:
+            g = g.sum(axis=ax, keepdims=True)
+    return g
+
+
+@_jit_version(unbroadcast)
+def _unbroadcast(g, x):
+    same_rank = g.ndim == x.ndim
+
+    def impl(g, x):
+        if same_rank:
+            equal = True
+            for ax in range(g.ndim):
+                if g.shape[ax] != x.shape[ax]:
+                    equal = False
+            if equal:
+                return np.ascontiguousarray(g)
+        out = np.zeros(x.shape)
+        flat = out.reshape(out.size)
+        gc = np.ascontiguousarray(g)
+        gflat = gc.reshape(gc.size)
+        off = g.ndim - x.ndim
+        for f in range(gflat.size):
+            rem, xf, mult = f, 0, 1
+            for ax in range(g.ndim - 1, -1, -1):
+                idx = rem % g.shape[ax]
+                rem //= g.shape[ax]
+                xa = ax - off
+                if xa >= 0:
+                    if x.shape[xa] != 1:
+                        xf += idx * mult
+                    mult *= x.shape[xa]
+            flat[xf] += gflat[f]
+        return out
+
+    return impl
+
+
+# reductions
+
+
+def expand(g, x, axis):
+    """The reduction cotangent `g` with the reduced `axis` put back (broadcasts to `x`)."""
+    return g if axis is None else np.expand_dims(g, axis)
+
+
+@_jit_version(expand)
+def _expand(g, x, axis):
+    if _is_none(axis):
+        return lambda g, x, axis: g
+    return lambda g, x, axis: np.expand_dims(g, axis)
+
+
+def count(x, axis):
+    """How many elements a reduction over `axis` combines."""
+    return x.size if axis is None else x.shape[axis]
+
+
+@_jit_version(count)
+def _count(x, axis):
+    if _is_none(axis):
+        return lambda x, axis: x.size
+    return lambda x, axis: x.shape[axis]
+
+
+@register_jitable(cache=True)
+def _prod_others(v):
+    """For a 1-d `v`: out[i] = product of all v[j], j != i (no division, exact with zeros)."""
+    n = v.shape[0]
+    out = np.empty(n)
+    acc = 1.0
+    for i in range(n):
+        out[i] = acc
+        acc *= v[i]
+    acc = 1.0
+    for i in range(n - 1, -1, -1):
+        out[i] *= acc
+        acc *= v[i]
+    return out
+
+
+def prod_adjoint(g, x, axis):
+    """Adjoint of `np.prod(x, axis)`: g times the product of the other factors."""
+    if axis is None:
+        return g * _prod_others(np.ravel(x)).reshape(x.shape)
+    moved = np.moveaxis(np.asarray(x, dtype=float), axis, -1)
+    others = np.apply_along_axis(_prod_others, -1, moved)
+    return np.moveaxis(others, -1, axis) * np.expand_dims(g, axis)
+
+
+@_jit_version(prod_adjoint)
+def _prod_adjoint(g, x, axis):
+    if _is_none(axis):
+        return lambda g, x, axis: g * _prod_others(np.ascontiguousarray(x).ravel()).reshape(x.shape)
+    if x.ndim == 1:
+        return lambda g, x, axis: g * _prod_others(x)
+    if x.ndim != 2:
+        return None
+
+    def impl(g, x, axis):
+        out = np.empty(x.shape)
+        ax = axis % 2
+        if ax == 0:
+            for j in range(x.shape[1]):
+                out[:, j] = g[j] * _prod_others(np.ascontiguousarray(x[:, j]))
+        else:
+            for i in range(x.shape[0]):
+                out[i, :] = g[i] * _prod_others(np.ascontiguousarray(x[i, :]))
+        return out
+
+    return impl
+
+
+def select_adjoint(g, x, ans, axis):
+    """Adjoint of max/min reductions: all of `g` to the first extreme element."""
+    out = np.zeros(np.shape(x))
+    if axis is None:
+        out.flat[int(np.argmax(np.ravel(x) == ans))] = g
+        return out
+    hit = np.argmax(x == np.expand_dims(ans, axis), axis=axis)
+    np.put_along_axis(out, np.expand_dims(hit, axis), np.expand_dims(g, axis), axis)
+    return out
+
+
+@_jit_version(select_adjoint)
+def _select_adjoint(g, x, ans, axis):
+    if _is_none(axis):
+        def impl(g, x, ans, axis):
+            out = np.zeros(x.shape)
+            flat = out.reshape(out.size)
+            xs = np.ascontiguousarray(x).ravel()
+            for i in range(xs.size):
+                if xs[i] == ans:
+                    flat[i] = g
+                    break
+            return out
+        return impl
+    if x.ndim == 1:
+        return lambda g, x, ans, axis: select_adjoint(g, x, ans, None)
+    if x.ndim != 2:
+        return None
+
+    def impl2(g, x, ans, axis):
+        out = np.zeros(x.shape)
+        if axis % 2 == 0:
+            for j in range(x.shape[1]):
+                for i in range(x.shape[0]):
+                    if x[i, j] == ans[j]:
+                        out[i, j] = g[j]
+                        break
+        else:
+            for i in range(x.shape[0]):
+                for j in range(x.shape[1]):
+                    if x[i, j] == ans[i]:
+                        out[i, j] = g[i]
+                        break
+        return out
+
+    return impl2
+
+
+# products
+
+
+def matmul_dx(g, x, y):
+    """Adjoint of `x @ y` (or `np.dot`) with respect to `x`."""
+    nx, ny = np.ndim(x), np.ndim(y)
+    if nx == 0 or ny == 0:
+        return np.sum(g * y) if nx == 0 else g * y
+    if nx == 1 and ny == 1:
+        return g * y
+    if nx == 1:
+        return y @ g
+    if ny == 1:
+        return np.outer(g, y)
+    return g @ y.T
+
+
+def matmul_dy(g, x, y):
+    """Adjoint of `x @ y` (or `np.dot`) with respect to `y`."""
+    nx, ny = np.ndim(x), np.ndim(y)
+    if nx == 0 or ny == 0:
+        return np.sum(g * x) if ny == 0 else g * x
+    if nx == 1 and ny == 1:
+        return g * x
+    if nx == 1:
+        return np.outer(x, g)
+    if ny == 1:
+        return x.T @ g
+    return x.T @ g
+
+
+def _ndims(x, y):
+    return (x.ndim if _is_array(x) else 0), (y.ndim if _is_array(y) else 0)
+
+
+@_jit_version(matmul_dx)
+def _matmul_dx(g, x, y):
+    nx, ny = _ndims(x, y)
+    if nx == 0:
+        return lambda g, x, y: np.sum(g * y)
+    if ny == 0 or (nx == 1 and ny == 1):
+        return lambda g, x, y: g * y
+    if nx == 1:
+        return lambda g, x, y: np.dot(np.ascontiguousarray(y), np.ascontiguousarray(g))
+    if ny == 1:
+        return lambda g, x, y: np.outer(g, y)
+    return lambda g, x, y: np.dot(np.ascontiguousarray(g), np.ascontiguousarray(y).T)
+
+
+@_jit_version(matmul_dy)
+def _matmul_dy(g, x, y):
+    nx, ny = _ndims(x, y)
+    if ny == 0:
+        return lambda g, x, y: np.sum(g * x)
+    if nx == 0 or (nx == 1 and ny == 1):
+        return lambda g, x, y: g * x
+    if nx == 1:
+        return lambda g, x, y: np.outer(x, g)
+    return lambda g, x, y: np.dot(np.ascontiguousarray(x).T, np.ascontiguousarray(g))
+
+
+# subscripts
+
+
+def scatter_add(d, index, g):
+    """d[index] += g for a 1-d integer array `index`, repeated indices adding up."""
+    np.add.at(d, index, g)
+
+
+@_jit_version(scatter_add)
+def _scatter_add(d, index, g):
+    if _is_array(g):
+        def impl(d, index, g):
+            for k in range(index.shape[0]):
+                d[index[k]] += g[k]
+        return impl
+
+    def impl_scalar(d, index, g):
+        for k in range(index.shape[0]):
+            d[index[k]] += g
+    return impl_scalar
