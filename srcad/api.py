@@ -131,8 +131,11 @@ class GradFunction:
         return tuple(kinds)
 
     def build(self, args):
-        kinds = self.kinds(args)
-        key = kinds
+        return self.build_kinds(self.kinds(args))
+
+    def build_kinds(self, kinds):
+        """The compiled module for arguments of these kinds."""
+        key = tuple(kinds)
         if key not in self.compiled:
             program = Program()
             top = program.specialize(self.fn, kinds, wrt=self.positions)

@@ -9,6 +9,7 @@ from codegen import Namer, to_source
 from srcad.errors import SrcadError
 from srcad.kinds import BOOL, FLOAT, INT, NONE
 from srcad.passes.activity import Activity
+from srcad.passes.check_aliases import CheckAliases
 from srcad.passes.check_supported import CheckSupported
 from srcad.passes.expand_aug_assign import ExpandAugAssign
 from srcad.passes.infer_kinds import InferKinds
@@ -72,6 +73,7 @@ def analyze(ctx, arg_kinds, wrt_names):
     params = [a.id for a in fnode.args.args]
     for name, step in [
         ("InferKinds", lambda f: InferKinds(ctx, dict(zip(params, arg_kinds))).run(f)),
+        ("CheckAliases", lambda f: CheckAliases(ctx).run(f)),
         ("Activity", lambda f: Activity(ctx, wrt_names).run(f)),
         ("TapeNeeds", lambda f: TapeNeeds(ctx, params).run(f)),
     ]:

@@ -62,6 +62,8 @@ class Program:
                     self.building.pop()
                 self.kinds_only[key] = ctx
             return self.kinds_only[key]
+        if at is not None:
+            self._check_no_argument_writes(fn, arg_kinds, node, at)
         full = key + (tuple(wrt),)
         if full not in self.specs:
             self.building.append(key)
@@ -71,6 +73,20 @@ class Program:
                 self.building.pop()
             self.order.append(self.specs[full])
         return self.specs[full]
+
+    def _check_no_argument_writes(self, fn, arg_kinds, node, at):
+        """A helper that writes into an array argument would change the caller's array,
+        which the generated code does not reproduce; refuse it at the call."""
+        ctx = self.specialize(fn, arg_kinds, node, at)
+        from srcad.passes.check_aliases import CheckAliases
+        CheckAliases(ctx).run(ctx.fnode)
+        params = [a.id for a in ctx.fnode.args.args]
+        hit = [p for p, k in zip(params, arg_kinds) if p in ctx.written and k.is_array]
+        if hit:
+            raise at.error(f"`{fn.__name__}` writes into its argument `{hit[0]}`, and srcad "
+                           "does not pass such writes back to the caller", node,
+                           f"have `{fn.__name__}` return the array it fills, or copy the "
+                           "argument inside it first", UnsupportedError)
 
     def _error(self, at, node, message, hint=None):
         if at is not None and node is not None:

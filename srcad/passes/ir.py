@@ -63,7 +63,8 @@ def contains(stmts, types):
     for stmt in stmts:
         if isinstance(stmt, types):
             return True
-        if isinstance(stmt, gast.If) and (contains(stmt.body, types) or contains(stmt.orelse, types)):
+        if isinstance(stmt, gast.If) and (contains(stmt.body, types)
+                                          or contains(stmt.orelse, types)):
             return True
     return False
 

@@ -6,7 +6,6 @@ import gast
 from codegen import comment
 from srcad.kinds import dummy
 from srcad.passes import ir
-from srcad.passes.activity import names
 from srcad.passes.adjoints import Adjoints
 
 
@@ -153,15 +152,18 @@ class ReverseAD:
             if not isinstance(s, gast.Assign):
                 continue
             keys = [t for t in self.value_push(s) if not self.ctx.kinds[t].ndim]
-            if isinstance(s.targets[0], gast.Subscript) and \
-                    s.targets[0].value.id in self.ctx.elem_saved and not self.ctx.item_kinds[s].ndim:
+            target = s.targets[0]
+            if isinstance(target, gast.Subscript) and target.value.id in self.ctx.elem_saved \
+                    and not self.ctx.item_kinds[s].ndim:
                 keys.append(("item", s))
             for key in keys:
                 counts[key] = counts.get(key, 0) + 1
         out = []
         for key, n in counts.items():
-            st = self.stacks.get(key) or (self.stack(key, self.ctx.kinds[key]) if isinstance(key, str)
-                                          else self.elem_stack(key[1]))
+            st = self.stacks.get(key)
+            if st is None:
+                st = (self.stack(key, self.ctx.kinds[key]) if isinstance(key, str)
+                      else self.elem_stack(key[1]))
             out += _stmts(f"{st.buf} = rt.reserve({st.buf}, {st.top} + {times}{n})")
         return out
 
@@ -234,7 +236,7 @@ class ReverseAD:
         elif active:
             out += self.adj.assign(s)
         for t in active:
-            if not self.ctx.kinds[t].ndim:
+            if not self.ctx.kinds[t].ndim and s not in self.ctx.fresh_defs:
                 out += _stmts(f"{self.ctx.d(t)} = 0.0")
         for t in self.value_push(s):
             out += self.pop(self.stacks[t], t, copy_array=t in self.ctx.elem_saved)
@@ -396,8 +398,8 @@ class ReverseAD:
             if ctx.kinds[v].is_array:
                 pre += _stmts(f"{v} = {v}.copy()")
         for v in sorted(ctx.active | set(self.wrt)):
-            kind = ctx.kinds[v]
-            pre += _stmts(f"{self.ctx.d(v)} = np.zeros_like({v})" if kind.ndim else f"{self.ctx.d(v)} = 0.0")
+            zero = f"np.zeros_like({v})" if ctx.kinds[v].ndim else "0.0"
+            pre += _stmts(f"{ctx.d(v)} = {zero}")
         result = self.result
         outs = result.elts if isinstance(result, gast.Tuple) else [result]
         seeds = [ctx.seed] if not isinstance(result, gast.Tuple) else \

@@ -1,8 +1,8 @@
 """TapeNeeds: which values the reverse sweep reads, and which of them must be saved."""
 import gast
 
-from srcad.passes.activity import bound_args, names, statements, targets
 from srcad.passes import ir
+from srcad.passes.activity import bound_args, names, statements, targets
 
 
 def _index_names(index):
@@ -61,7 +61,6 @@ class TapeNeeds:
         ctx.pushed = {v for v in ctx.needed
                       if (defs.get(v, 0) > 1 or v in in_loop) and v not in ctx.no_push}
         ctx.elem_saved = written & values
-        ctx.written = written
         ctx.fresh_defs = self.fresh_defs(fnode)
         ctx.pushed -= {s.targets[0].id for s in ctx.fresh_defs if defs.get(s.targets[0].id) == 1}
         return fnode

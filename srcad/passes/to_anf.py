@@ -162,7 +162,8 @@ class ToANF:
     def unpack(self, target, value, node):
         names = target.elts
         if not all(isinstance(t, (gast.Name, gast.Subscript)) for t in names):
-            raise self.error("nested unpacking is not supported", node, "unpack one level at a time")
+            raise self.error("nested unpacking is not supported", node,
+                             "unpack one level at a time")
         if isinstance(value, (gast.Tuple, gast.List)):
             if len(value.elts) != len(names):
                 raise self.error("unpacking needs as many values as targets", node)

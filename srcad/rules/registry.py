@@ -109,7 +109,7 @@ def adjoint(*objs, kind, name=None, broadcast=None):
         defaults = {p: v.default for p, v in sig.parameters.items()
                     if v.default is not inspect.Parameter.empty}
         body = template_body(template)
-        rule = Rule(name=name or (objs[0] if isinstance(objs[0], str) else canonical_name(objs[0])), params=params, defaults=defaults,
+        rule = Rule(name=name or canonical_name(objs[0]), params=params, defaults=defaults,
                     kind=kind, body=body, diff=_adjoint_targets(body),
                     broadcast=True if broadcast is None else broadcast,
                     reads=_primal_reads(body, params))
