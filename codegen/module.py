@@ -20,6 +20,14 @@ def cache_dir():
     return root
 
 
+def _read(path):
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return fh.read()
+    except OSError:
+        return None
+
+
 def load_module(source, stem, variant=""):
     """Write `source` to `<cache>/<stem>_<hash>.py` (once) and import it as a fresh module.
 
@@ -29,7 +37,7 @@ def load_module(source, stem, variant=""):
     digest = hashlib.sha256(source.encode()).hexdigest()[:16]
     name = f"{stem}_{digest}"
     path = os.path.join(cache_dir(), name + ".py")
-    if not os.path.exists(path) or open(path, encoding="utf-8").read() != source:
+    if _read(path) != source:
         tmp = f"{path}.{os.getpid()}.tmp"
         with open(tmp, "w", encoding="utf-8") as fh:
             fh.write(source)

@@ -321,3 +321,76 @@ def _scatter_add(d, index, g):
         for k in range(index.shape[0]):
             d[index[k]] += g
     return impl_scalar
+
+
+# NumPy functions whose Numba versions lack `axis` or need contiguous arrays
+
+
+def mean(x, axis=None):
+    """np.mean(x, axis)."""
+    return np.mean(x, axis=axis)
+
+
+@_jit_version(mean)
+def _mean(x, axis=None):
+    if _is_none(axis):
+        return lambda x, axis=None: np.mean(x)
+    return lambda x, axis=None: np.sum(x, axis=axis) / x.shape[axis]
+
+
+def _reduce_2d(fn_name):
+    """A Numba version of np.<fn_name>(x, axis) for 1-d and 2-d arrays."""
+    op = {"prod": lambda a, b: a * b, "max": max, "min": min}[fn_name]
+    op = register_jitable(op)
+    whole = getattr(np, fn_name)
+
+    def factory(x, axis=None):
+        if _is_none(axis) or x.ndim == 1:
+            return lambda x, axis=None: whole(x)
+        if x.ndim != 2:
+            return None
+
+        def impl(x, axis=None):
+            ax = axis % 2
+            n = x.shape[1 - ax]
+            out = np.empty(n, dtype=x.dtype)
+            for j in range(n):
+                acc = x[0, j] if ax == 0 else x[j, 0]
+                for i in range(1, x.shape[ax]):
+                    acc = op(acc, x[i, j] if ax == 0 else x[j, i])
+                out[j] = acc
+            return out
+
+        return impl
+
+    return factory
+
+
+def prod(x, axis=None):
+    """np.prod(x, axis)."""
+    return np.prod(x, axis=axis)
+
+
+def amax(x, axis=None):
+    """np.max(x, axis)."""
+    return np.max(x, axis=axis)
+
+
+def amin(x, axis=None):
+    """np.min(x, axis)."""
+    return np.min(x, axis=axis)
+
+
+_jit_version(prod)(_reduce_2d("prod"))
+_jit_version(amax)(_reduce_2d("max"))
+_jit_version(amin)(_reduce_2d("min"))
+
+
+def reshape(x, shape):
+    """np.reshape(x, shape), for arrays of any layout."""
+    return np.reshape(x, shape)
+
+
+@_jit_version(reshape)
+def _reshape(x, shape):
+    return lambda x, shape: np.reshape(np.ascontiguousarray(x), shape)

@@ -4,7 +4,7 @@ import gast
 from srcad.errors import UnsupportedError
 from srcad.passes import ir
 
-_VIEWS = ("np.transpose", "np.reshape", "np.ravel")
+_VIEWS = ("np.transpose", "rt.reshape", "np.ravel")
 
 
 def _view_source(value, kinds):

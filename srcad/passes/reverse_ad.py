@@ -368,7 +368,7 @@ class ReverseAD:
                 sliced = isinstance(v, gast.Subscript) and any(
                     isinstance(p, gast.Slice) for p in gast.walk(v.slice))
                 viewed = isinstance(v, gast.Call) and ir.dotted_text(v.func) in (
-                    "np.transpose", "np.reshape", "np.ravel")
+                    "np.transpose", "rt.reshape", "np.ravel")
                 if sliced or viewed or isinstance(v, gast.Name):
                     out.add(node.targets[0].id)
         return out

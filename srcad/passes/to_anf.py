@@ -10,9 +10,9 @@ from srcad.errors import NoRuleError, UnsupportedError
 from srcad.passes import ir
 from srcad.rules import registry
 
-_METHODS = {"sum": "np.sum", "mean": "np.mean", "prod": "np.prod", "max": "np.max",
-            "min": "np.min", "reshape": "np.reshape", "ravel": "np.ravel", "copy": "np.copy",
-            "dot": "np.dot", "transpose": "np.transpose", "flatten": "np.ravel"}
+_METHODS = {"sum": np.sum, "mean": np.mean, "prod": np.prod, "max": np.max, "min": np.min,
+            "reshape": np.reshape, "ravel": np.ravel, "copy": np.copy, "dot": np.dot,
+            "transpose": np.transpose, "flatten": np.ravel}
 _ATTRS = {"shape", "size", "ndim"}
 
 
@@ -362,8 +362,9 @@ class ToANF:
                                      "supported", self.stmt_line,
                                      "call module-level functions, numpy or math; methods: "
                                      + ", ".join(sorted(_METHODS)))
-                resolved, args = _METHODS[func.attr], [func.value] + args
-                if resolved == "np.reshape" and len(args) > 2:
+                resolved = registry.lookup(_METHODS[func.attr]).name
+                args = [func.value] + args
+                if func.attr == "reshape" and len(args) > 2:
                     args = [args[0], gast.Tuple(elts=args[1:], ctx=gast.Load())]
             else:
                 resolved = self.callee(text)

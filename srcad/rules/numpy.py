@@ -146,22 +146,22 @@ def sum(ans, x, axis=None):
     d[x] += rt.expand(d[ans], x, axis)
 
 
-@adjoint(np.mean, kind=ty.reduction("f"), broadcast=False)
+@adjoint(np.mean, kind=ty.reduction("f"), broadcast=False, name="rt.mean")
 def mean(ans, x, axis=None):
     d[x] += rt.expand(d[ans], x, axis) / rt.count(x, axis)
 
 
-@adjoint(np.prod, kind=ty.reduction(), broadcast=False)
+@adjoint(np.prod, kind=ty.reduction(), broadcast=False, name="rt.prod")
 def prod(ans, x, axis=None):
     d[x] += rt.prod_adjoint(d[ans], x, axis)
 
 
-@adjoint(np.max, kind=ty.reduction(), broadcast=False)
+@adjoint(np.max, kind=ty.reduction(), broadcast=False, name="rt.amax")
 def max(ans, x, axis=None):
     d[x] += rt.select_adjoint(d[ans], x, ans, axis)
 
 
-@adjoint(np.min, kind=ty.reduction(), broadcast=False)
+@adjoint(np.min, kind=ty.reduction(), broadcast=False, name="rt.amin")
 def min(ans, x, axis=None):
     d[x] += rt.select_adjoint(d[ans], x, ans, axis)
 
@@ -183,14 +183,14 @@ def transpose(ans, x):
     d[x] += np.transpose(d[ans])
 
 
-@adjoint(np.reshape, kind=ty.reshape, broadcast=False)
+@adjoint(np.reshape, kind=ty.reshape, broadcast=False, name="rt.reshape")
 def reshape(ans, x, shape):
-    d[x] += np.reshape(d[ans], x.shape)
+    d[x] += rt.reshape(d[ans], x.shape)
 
 
 @adjoint(np.ravel, kind=ty.ravel, broadcast=False)
 def ravel(ans, x):
-    d[x] += np.reshape(d[ans], x.shape)
+    d[x] += rt.reshape(d[ans], x.shape)
 
 
 @adjoint(np.copy, kind=ty.first, broadcast=False)
