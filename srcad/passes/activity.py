@@ -5,15 +5,15 @@ from srcad.passes import ir
 from srcad.rules import registry
 
 
-def statements(stmts, depth=0):
-    """Every statement with its loop depth, depth-first in program order."""
+def statements(stmts, loops=()):
+    """Every statement in program order, with the loops (their ids) that enclose it."""
     for s in stmts:
-        yield s, depth
+        yield s, loops
         if isinstance(s, gast.If):
-            yield from statements(s.body, depth)
-            yield from statements(s.orelse, depth)
+            yield from statements(s.body, loops)
+            yield from statements(s.orelse, loops)
         elif isinstance(s, (gast.For, gast.While)):
-            yield from statements(s.body, depth + 1)
+            yield from statements(s.body, loops + (id(s),))
 
 
 def names(atoms):

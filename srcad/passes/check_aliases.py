@@ -3,6 +3,7 @@ import gast
 
 from srcad.errors import UnsupportedError
 from srcad.passes import ir
+from srcad.passes.activity import statements
 
 _VIEWS = ("np.transpose", "rt.reshape", "np.ravel")
 
@@ -38,7 +39,7 @@ class CheckAliases:
     def run(self, fnode):
         ctx = self.ctx
         writes, views = {}, []
-        for pos, (s, loops) in enumerate(_positions(fnode.body, ())):
+        for pos, (s, loops) in enumerate(statements(fnode.body)):
             if not isinstance(s, gast.Assign):
                 continue
             t = s.targets[0]
@@ -62,13 +63,3 @@ class CheckAliases:
         ctx.written = set(writes)
         return fnode
 
-
-def _positions(stmts, loops):
-    """Statements in program order, each with the loops (by id) that enclose it."""
-    for s in stmts:
-        yield s, loops
-        if isinstance(s, gast.If):
-            yield from _positions(s.body, loops)
-            yield from _positions(s.orelse, loops)
-        elif isinstance(s, (gast.For, gast.While)):
-            yield from _positions(s.body, loops + (id(s),))

@@ -41,7 +41,7 @@ class TapeNeeds:
             values |= {v for v in (trip, start, step) if v and v.isidentifier()}
         written = set()
         defs, in_loop = {p: 1 for p in self.params}, set()
-        for s, depth in statements(fnode.body):
+        for s, loops in statements(fnode.body):
             if not isinstance(s, gast.Assign):
                 continue
             t = s.targets[0]
@@ -52,7 +52,7 @@ class TapeNeeds:
                 continue
             for name in targets(s):
                 defs[name] = defs.get(name, 0) + 1
-                if depth:
+                if loops:
                     in_loop.add(name)
             if any(n in active for n in targets(s)):
                 values |= self.reads(s, targets(s))
