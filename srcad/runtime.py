@@ -117,6 +117,19 @@ def _unbroadcast(g, x):
     return impl
 
 
+def arange_dstart(g, stop):
+    """d np.arange(start, stop, ...) / d start: each element moves with start, unless the
+    call was `np.arange(stop)` (one argument), whose values do not depend on it."""
+    return 0.0 if stop is None else float(np.sum(g))
+
+
+@_jit_version(arange_dstart)
+def _arange_dstart(g, stop):
+    if _is_none(stop):
+        return lambda g, stop: 0.0
+    return lambda g, stop: np.sum(g)
+
+
 # reductions
 
 

@@ -118,6 +118,10 @@ class ReverseAD:
         if isinstance(target, gast.Subscript) and target.value.id in self.ctx.elem_saved:
             out += self.push(self.elem_stack(s), self.item_source(target, s))
         call = self.user_call(s)
+        if call is None and s in self.ctx.materialize:  # a view of an array written later
+            copied = gast.Call(func=gast.Attribute(value=s.value, attr="copy", ctx=gast.Load()),
+                               args=[], keywords=[])
+            return out + [ir.assign(target, copied, like=s)]
         if call is None:
             return out + [s]
         spec, active = call

@@ -168,6 +168,12 @@ class ToANF:
             if len(value.elts) != len(names):
                 raise self.error("unpacking needs as many values as targets", node)
             pre, atoms = self.atoms(value.elts, force_name=True)
+            stored = {n.id for t in names for n in gast.walk(t) if isinstance(n, gast.Name)}
+            for k, a in enumerate(atoms):  # `a, b = b, a`: read every value before any write
+                if isinstance(a, gast.Name) and a.id in stored:
+                    tmp = self.tmp()
+                    pre.append(ir.assign(tmp, a, like=node))
+                    atoms[k] = ir.name(tmp)
         else:
             pre, op = self.op(value)
             user_call = isinstance(op, gast.Call) and isinstance(op.func, gast.Name) \

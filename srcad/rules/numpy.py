@@ -214,11 +214,22 @@ nondiff(np.zeros, np.ones, np.empty, kind=ty.construct, params=("ans", "shape", 
         defaults={"dtype": None})
 nondiff(np.zeros_like, np.ones_like, np.empty_like, kind=ty.like, params=("ans", "a", "dtype"),
         defaults={"dtype": None})
-nondiff(np.full, kind=ty.full, params=("ans", "shape", "fill_value", "dtype"),
-        defaults={"dtype": None})
-nondiff(np.arange, kind=ty.arange, params=("ans", "start", "stop", "step", "dtype"),
-        defaults={"stop": None, "step": None, "dtype": None})
-nondiff(np.linspace, kind=ty.linspace, params=("ans", "start", "stop", "num"),
-        defaults={"num": 50})
+
+
+@adjoint(np.full, kind=ty.full, broadcast=False)
+def full(ans, shape, fill_value, dtype=None):
+    d[fill_value] += np.sum(d[ans])
+
+
+@adjoint(np.linspace, kind=ty.linspace, broadcast=False)
+def linspace(ans, start, stop, num=50):
+    d[start] += np.sum(d[ans] * (1.0 - np.linspace(0.0, 1.0, num)))
+    d[stop] += np.sum(d[ans] * np.linspace(0.0, 1.0, num))
+
+
+@adjoint(np.arange, kind=ty.arange, broadcast=False)
+def arange(ans, start, stop=None, step=None, dtype=None):
+    d[start] += rt.arange_dstart(d[ans], stop)
+    d[step] += np.sum(d[ans] * np.arange(ans.shape[0]))
 nondiff(np.shape, kind=lambda k, c: __import__("srcad.kinds").kinds.TupleKind(
     (ty.INT,) * k["x"].ndim))

@@ -1,0 +1,474 @@
+"""Every derivative rule in the registry, checked against central finite differences.
+
+Each rule gets one or more tiny functions that call it (scalar and 1-d array arguments for
+the elementwise numpy rules, specific arguments where a rule needs them: axes, tuples of
+arrays, 2-d products, bounds, conditions). The functions are written from the table below
+into a module file of their own, since srcad reads a function's source from its file.
+
+Adding a rule to the registry without a case here fails `test_every_rule_is_covered`.
+"""
+import atexit
+import importlib.util
+import math
+import os
+import shutil
+import sys
+import tempfile
+from dataclasses import dataclass, field
+
+import gast
+import numpy as np
+import pytest
+
+import srcad
+from srcad.passes import ir
+from srcad.pipeline import Context, normalize
+from srcad.program import Program
+from srcad.rules import registry
+from srcad.rules.registry import all_rules
+from srcad.source import FunctionSource
+from tests.fd import assert_grad_close, fd_grad
+
+# ---------------------------------------------------------------------------
+# Arguments: fixed, irregular values (no ties, away from kinks and domain edges)
+# ---------------------------------------------------------------------------
+
+_FRACTIONS = np.array([0.13, 0.41, 0.67, 0.89])
+
+
+def vec(lo, hi):
+    """A 1-d float array of 4 distinct values inside (lo, hi)."""
+    return lo + (hi - lo) * _FRACTIONS
+
+
+def scal(lo, hi):
+    """A float inside (lo, hi)."""
+    return lo + (hi - lo) * 0.37
+
+
+W = np.array([0.7, -1.3, 0.4, 2.1])  # cotangent weights: `np.sum(f(x) * c)`
+A23 = np.array([[0.3, -1.2, 0.8], [1.1, 0.45, -0.6]])
+B23 = np.array([[-0.5, 0.9, 0.25], [0.35, -1.4, 0.7]])
+B32 = np.array([[0.2, -0.7], [1.3, 0.6], [-0.9, 0.15]])
+C22 = np.array([[1.5, -0.3], [0.8, 2.2]])
+C23 = np.array([[0.6, -1.1, 0.9], [1.7, 0.2, -0.4]])
+C32 = C23.T.copy()
+C24 = np.array([[0.6, -1.1, 0.9, 0.3], [1.7, 0.2, -0.4, -0.8]])
+C42 = C24.T.copy()
+C26 = np.array([[0.6, -1.1, 0.9, 0.3, 0.5, -0.2], [1.7, 0.2, -0.4, -0.8, 1.1, 0.05]])
+V2 = np.array([0.9, -0.4])
+V3 = np.array([0.5, -1.5, 0.25])
+V6 = np.array([0.3, -0.8, 1.2, 0.45, -0.15, 0.9])
+MASK = np.array([True, False, False, True])
+
+
+@dataclass
+class Case:
+    """`def f(<args>): <body>` exercising `rule`; gradients with respect to `wrt`.
+
+    `rule` is the function the rule is registered for (`np.sin`), or the registry key of
+    an operator (`"op.Add"`); the rule's name comes from the registry.
+    """
+
+    rule: object
+    body: str
+    args: dict
+    wrt: tuple = ("x",)
+    label: str = ""
+    fn: object = field(default=None, repr=False)
+
+    @property
+    def name(self):
+        """The registry's name of the rule."""
+        if isinstance(self.rule, str):
+            return self.rule
+        rule = registry.lookup(self.rule)
+        return rule.name if rule is not None else repr(self.rule)
+
+    @property
+    def id(self):
+        return f"{self.name}-{self.label}" if self.label else self.name
+
+    def source(self, name):
+        params = ", ".join(self.args)
+        lines = self.body.strip().splitlines()
+        if len(lines) == 1 and not lines[0].startswith("return"):
+            lines = ["return " + lines[0]]
+        return f"def {name}({params}):\n" + "".join(f"    {line}\n" for line in lines)
+
+
+# ---------------------------------------------------------------------------
+# Differentiable rules
+# ---------------------------------------------------------------------------
+
+# domain (lo, hi) of the elementwise functions, shared by math.* and np.*
+_DOMAINS = {
+    "sin": (-2.0, 2.0), "cos": (-2.0, 2.0), "tan": (-1.2, 1.2), "exp": (-2.0, 2.0),
+    "log": (0.2, 3.0), "log1p": (-0.5, 3.0), "expm1": (-2.0, 2.0), "sqrt": (0.2, 3.0),
+    "tanh": (-2.0, 2.0), "sinh": (-2.0, 2.0), "cosh": (-2.0, 2.0),
+    "atan": (-2.0, 2.0), "arctan": (-2.0, 2.0), "asin": (-0.9, 0.9), "arcsin": (-0.9, 0.9),
+    "acos": (-0.9, 0.9), "arccos": (-0.9, 0.9), "fabs": (0.2, 2.0),
+    "square": (-2.0, 2.0), "absolute": (0.2, 2.0), "negative": (-2.0, 2.0),
+}
+_NEGATIVE_SIDE = {"fabs", "absolute"}  # also checked left of the kink at 0
+
+
+def _math(name):
+    lo, hi = _DOMAINS[name]
+    fn = getattr(math, name)
+    cases = [Case(fn, f"math.{name}(x)", {"x": scal(lo, hi)}, label="scalar")]
+    if name in _NEGATIVE_SIDE:
+        cases.append(Case(fn, f"math.{name}(x)", {"x": -scal(lo, hi)},
+                          label="negative"))
+    return cases
+
+
+def _np_unary(name, spelled=None):
+    lo, hi = _DOMAINS[name]
+    call = spelled or f"np.{name}"
+    fn = getattr(np, name)
+    cases = [Case(fn, f"{call}(x)", {"x": scal(lo, hi)}, label="scalar"),
+             Case(fn, f"np.sum({call}(x) * c)", {"x": vec(lo, hi), "c": W},
+                  label="array")]
+    if name in _NEGATIVE_SIDE:
+        cases.append(Case(fn, f"np.sum({call}(x) * c)", {"x": -vec(lo, hi), "c": W},
+                          label="negative"))
+    return cases
+
+
+def _binary_op(rule, sym, x_dom=(-2.0, 2.0), y_dom=(-2.0, 2.0)):
+    xs, ys = vec(*x_dom), vec(*y_dom)[::-1].copy()
+    x2d = np.abs(A23) + 0.3 if x_dom[0] > 0 else A23  # (2, 3), broadcast against (3,)
+    return [
+        Case(rule, f"x {sym} y", {"x": scal(*x_dom), "y": scal(*y_dom)}, ("x", "y"), "scalar"),
+        Case(rule, f"np.sum((x {sym} y) * c)", {"x": xs, "y": ys, "c": W}, ("x", "y"), "array"),
+        Case(rule, f"np.sum((x {sym} y) * c)", {"x": xs, "y": scal(*y_dom), "c": W},
+             ("x", "y"), "array-scalar"),
+        Case(rule, f"np.sum((x {sym} y) * c)", {"x": scal(*x_dom), "y": ys, "c": W},
+             ("x", "y"), "scalar-array"),
+        Case(rule, f"np.sum((x {sym} y) * c)", {"x": x2d, "y": vec(*y_dom)[:3], "c": C23},
+             ("x", "y"), "broadcast-2d"),
+    ]
+
+
+def _pairwise(rule, call):
+    x = vec(-2.0, 2.0)
+    y = np.array([0.5, -1.0, 1.2, 0.1])  # crosses x: some elements pick x, some y
+    return [
+        Case(rule, f"np.sum({call}(x, y) * c)", {"x": x, "y": y, "c": W}, ("x", "y"), "array"),
+        Case(rule, f"np.sum({call}(x, y) * c)", {"x": x, "y": 0.3, "c": W}, ("x", "y"),
+             "array-scalar"),
+        Case(rule, f"{call}(x, y)", {"x": 0.4, "y": -0.2}, ("x", "y"), "scalar"),
+    ]
+
+
+def _reduction(rule, call, lo=-2.0, hi=2.0):
+    a = lo + (hi - lo) * np.array([[0.13, 0.52, 0.88], [0.71, 0.05, 0.34]])
+    return [
+        Case(rule, f"{call}(x)", {"x": vec(lo, hi)}, label="1d"),
+        Case(rule, f"{call}(x)", {"x": a}, label="2d"),
+        Case(rule, f"np.sum({call}(x, axis=0) * c)", {"x": a, "c": V3}, label="axis0"),
+        Case(rule, f"np.sum({call}(x, axis=1) * c)", {"x": a, "c": V2}, label="axis1"),
+        Case(rule, f"np.sum({call}(x, 1) * c)", {"x": a, "c": V2}, label="axis-positional"),
+    ]
+
+
+DIFF_CASES = [
+    # operators
+    *_binary_op("op.Add", "+"),
+    *_binary_op("op.Sub", "-"),
+    *_binary_op("op.Mult", "*"),
+    *_binary_op("op.Div", "/", y_dom=(0.5, 2.0)),
+    *_binary_op("op.Pow", "**", x_dom=(0.3, 2.0), y_dom=(-1.5, 2.5)),
+    *_binary_op("op.Mod", "%", x_dom=(2.1, 5.3), y_dom=(0.7, 1.9)),
+    Case("op.Pow", "x ** 3", {"x": -0.8}, label="int-exponent"),
+    Case("op.Pow", "np.sum(x ** 2 * c)", {"x": vec(-2.0, 2.0), "c": W}, label="int-exponent-array"),
+    Case("op.USub", "-x * y", {"x": 0.6, "y": 1.7}, ("x", "y"), "scalar"),
+    Case("op.USub", "np.sum(-x * c)", {"x": vec(-1.0, 1.0), "c": W}, label="array"),
+    Case("op.MatMult", "np.sum((a @ b) * c)", {"a": A23, "b": B32, "c": C22}, ("a", "b"), "2d-2d"),
+    Case("op.MatMult", "np.sum((a @ v) * c)", {"a": A23, "v": V3, "c": V2}, ("a", "v"), "2d-1d"),
+    Case("op.MatMult", "np.sum((v @ a) * c)", {"v": V2, "a": A23, "c": V3}, ("v", "a"), "1d-2d"),
+    Case("op.MatMult", "u @ v", {"u": vec(-1.0, 1.0), "v": W}, ("u", "v"), "1d-1d"),
+    # builtins
+    Case(abs, "abs(x) * y", {"x": -0.7, "y": 1.3}, ("x", "y"), "negative"),
+    Case(abs, "abs(x) * y", {"x": 0.7, "y": 1.3}, ("x", "y"), "positive"),
+    Case(max, "max(x, y)", {"x": 0.4, "y": -0.2}, ("x", "y"), "first"),
+    Case(max, "max(x, y)", {"x": -0.4, "y": 0.2}, ("x", "y"), "second"),
+    Case(max, "max(x, y, z)", {"x": -0.4, "y": 0.2, "z": 0.1}, ("x", "y", "z"), "three"),
+    Case(min, "min(x, y)", {"x": 0.4, "y": -0.2}, ("x", "y"), "second"),
+    Case(min, "min(x, y)", {"x": -0.4, "y": 0.2}, ("x", "y"), "first"),
+    Case(min, "min(x, y, z)", {"x": -0.4, "y": 0.2, "z": 0.1}, ("x", "y", "z"), "three"),
+    Case(float, "float(x) * y", {"x": 0.6, "y": 1.7}, ("x", "y")),
+    # math
+    *[c for name in ("sin", "cos", "tan", "exp", "log", "log1p", "expm1", "sqrt", "tanh",
+                     "sinh", "cosh", "atan", "asin", "acos", "fabs") for c in _math(name)],
+    Case(math.atan2, "math.atan2(y, x)", {"y": 0.7, "x": -1.2}, ("y", "x")),
+    Case(math.pow, "math.pow(x, y)", {"x": 1.3, "y": -0.6}, ("x", "y")),
+    Case(math.hypot, "math.hypot(x, y)", {"x": 1.3, "y": -0.6}, ("x", "y")),
+    # numpy, elementwise
+    *[c for name in ("sin", "cos", "tan", "exp", "log", "log1p", "expm1", "sqrt", "square",
+                     "tanh", "sinh", "cosh", "arctan", "arcsin", "arccos", "negative")
+      for c in _np_unary(name)],
+    *_np_unary("absolute", spelled="np.abs"),
+    Case(np.absolute, "np.absolute(x)", {"x": -0.6}, label="spelled-absolute"),
+    Case(np.power, "np.sum(np.power(x, y) * c)", {"x": vec(0.3, 2.0), "y": vec(-1.5, 2.5),
+                                                     "c": W}, ("x", "y"), "array"),
+    Case(np.power, "np.power(x, y)", {"x": 1.4, "y": -0.7}, ("x", "y"), "scalar"),
+    Case(np.power, "np.sum(np.power(x, 2.0) * c)", {"x": vec(-2.0, 2.0), "c": W},
+         label="negative-base"),
+    *_pairwise(np.maximum, "np.maximum"),
+    *_pairwise(np.minimum, "np.minimum"),
+    Case(np.clip, "np.sum(np.clip(x, lo, hi) * c)",
+         {"x": vec(-2.0, 2.0), "lo": -0.5, "hi": 0.8, "c": W}, ("x", "lo", "hi"), "array"),
+    Case(np.clip, "np.clip(x, lo, hi)", {"x": 1.1, "lo": -0.5, "hi": 0.8}, ("x", "lo", "hi"),
+         "scalar-above"),
+    Case(np.clip, "np.clip(x, lo, hi)", {"x": 0.1, "lo": -0.5, "hi": 0.8}, ("x", "lo", "hi"),
+         "scalar-inside"),
+    Case(np.where, "np.sum(np.where(m, x, y) * c)",
+         {"m": MASK, "x": vec(-1.0, 1.0), "y": vec(0.0, 3.0), "c": W}, ("x", "y"), "mask"),
+    Case(np.where, "np.sum(np.where(x > y, x * x, y) * c)",
+         {"x": vec(-2.0, 2.0), "y": np.array([0.5, -1.0, 1.2, 0.1]), "c": W}, ("x", "y"),
+         "computed-condition"),
+    Case(np.where, "np.sum(np.where(m, x, 0.0) * c)", {"m": MASK, "x": vec(-1.0, 1.0), "c": W},
+         label="constant-branch"),
+    Case(np.float64, "np.float64(x) * y", {"x": 0.6, "y": 1.7}, ("x", "y")),
+    # numpy, reductions
+    *_reduction(np.sum, "np.sum"),
+    *_reduction(np.mean, "np.mean"),
+    *_reduction(np.prod, "np.prod", 0.3, 1.8),
+    *_reduction(np.max, "np.max"),
+    *_reduction(np.min, "np.min"),
+    Case(np.sum, "x.sum()", {"x": vec(-1.0, 1.0)}, label="method"),
+    Case(np.mean, "x.mean()", {"x": A23}, label="method"),
+    # numpy, products
+    Case(np.dot, "np.dot(u, v)", {"u": vec(-1.0, 1.0), "v": W}, ("u", "v"), "1d-1d"),
+    Case(np.dot, "np.sum(np.dot(a, v) * c)", {"a": A23, "v": V3, "c": V2}, ("a", "v"), "2d-1d"),
+    Case(np.dot, "np.sum(np.dot(v, a) * c)", {"v": V2, "a": A23, "c": V3}, ("v", "a"), "1d-2d"),
+    Case(np.dot, "np.sum(np.dot(a, b) * c)", {"a": A23, "b": B32, "c": C22}, ("a", "b"), "2d-2d"),
+    Case(np.matmul, "np.sum(np.matmul(a, b) * c)", {"a": A23, "b": B32, "c": C22}, ("a", "b"),
+         "spelled-matmul"),
+    Case(np.dot, "np.sum(a.dot(b) * c)", {"a": B32, "b": A23, "c": C23.T @ C23}, ("a", "b"),
+         "method"),
+    # numpy, shapes and joins
+    Case(np.transpose, "np.sum(np.transpose(a) * c)", {"a": A23, "c": C32}, ("a",)),
+    Case(np.transpose, "np.sum(a.T * c)", {"a": A23, "c": C32}, ("a",), "attribute"),
+    Case(np.reshape, "np.sum(np.reshape(x, (2, 3)) * c)", {"x": V6, "c": C23}),
+    Case(np.reshape, "np.sum(x.reshape(3, 2) * c)", {"x": V6, "c": C32}, label="method"),
+    Case(np.reshape, "np.sum(np.reshape(a, 6) * c)", {"a": A23, "c": V6}, ("a",), "to-1d"),
+    Case(np.ravel, "np.sum(np.ravel(a) * c)", {"a": A23, "c": V6}, ("a",)),
+    Case(np.copy, "np.sum(np.copy(x) * c)", {"x": vec(-1.0, 1.0), "c": W}),
+    Case(np.concatenate, "np.sum(np.concatenate((x, y)) * c)",
+         {"x": V2, "y": V6[:2].copy(), "c": W}, ("x", "y"), "1d"),
+    Case(np.concatenate, "np.sum(np.concatenate((a, b), axis=1) * c)",
+         {"a": A23, "b": B23, "c": C26}, ("a", "b"), "axis1"),
+    Case(np.concatenate, "np.sum(np.concatenate((a, b)) * c)",
+         {"a": A23, "b": B23, "c": np.vstack([C23, -C23[::-1]])},
+         ("a", "b"), "axis0-2d"),
+    Case(np.stack, "np.sum(np.stack((x, y)) * c)", {"x": vec(-1.0, 1.0), "y": W, "c": C24},
+         ("x", "y"), "axis0"),
+    Case(np.stack, "np.sum(np.stack((x, y), axis=1) * c)",
+         {"x": vec(-1.0, 1.0), "y": W, "c": C42}, ("x", "y"), "axis1"),
+]
+
+# argument forms beyond the basic ones
+_A234 = np.linspace(0.2, 2.5, 24).reshape(2, 3, 4)[:, ::-1, :].copy()
+
+DIFF_CASES += [
+    Case(np.sum, "np.sum(x, axis=(0, 1))", {"x": A23}, label="axis-tuple"),
+    Case(np.mean, "np.sum(np.mean(x, axis=-1) * c)", {"x": A23, "c": V2}, label="axis-negative"),
+    Case(np.max, "np.sum(np.max(x, axis=-1) * c)", {"x": A23, "c": V2}, label="axis-negative"),
+    Case(np.prod, "np.prod(x)", {"x": np.array([0.3, 0.0, 1.4, -0.8])}, label="with-zero"),
+    Case(np.prod, "np.sum(np.prod(x, axis=0) * c)", {"x": _A234, "c": C23.T @ C24},
+         label="3d-axis0"),
+    Case(np.transpose, "np.sum(np.transpose(x) * c)", {"x": _A234, "c": _A234.T[::-1].copy()},
+         label="3d"),
+    Case(np.reshape, "np.sum(np.reshape(x, (2, -1)) * c)", {"x": V6, "c": C23}, label="minus-1"),
+    Case(np.concatenate, "np.sum(np.concatenate((x, y, z)) * c)",
+         {"x": V2, "y": V3, "z": np.array([0.5]), "c": V6}, ("x", "y", "z"), "three"),
+    Case(np.stack, "np.sum(np.stack((x, y, z), axis=1) * c)",
+         {"x": vec(-1.0, 1.0), "y": W, "z": vec(0.0, 2.0), "c": np.outer(W, V3)},
+         ("x", "y", "z"), "three"),
+    Case(np.dot, "np.sum(np.dot(s, x) * c)", {"s": 0.7, "x": vec(-1.0, 1.0), "c": W},
+         ("s", "x"), "scalar-array"),
+    Case("op.MatMult", "np.sum(s * a @ a)", {"s": 0.7, "a": C22}, ("s", "a"), "square"),
+    Case(np.clip, "np.sum(np.clip(x, lo, hi) * c)",
+         {"x": np.array([-1.0, 0.2, 0.9, 2.0]), "lo": np.array([-0.5, 0.0, 0.1, 0.0]),
+          "hi": np.array([0.5, 1.0, 0.5, 1.5]), "c": W}, ("x", "lo", "hi"), "array-bounds"),
+    Case(np.where, "np.where(x > y, x * y, y)", {"x": 0.7, "y": 0.2}, ("x", "y"), "scalar"),
+    Case("op.Pow", "np.sum(x ** 0.5 * c)", {"x": vec(0.3, 2.0), "c": W}, label="sqrt"),
+]
+
+# ---------------------------------------------------------------------------
+# Non-differentiable rules: used on values that depend on x, they add no gradient
+# ---------------------------------------------------------------------------
+
+_X = vec(-2.0, 2.0)
+
+NONDIFF_CASES = [
+    Case(int, "x * 0.0 + int(x)", {"x": 2.3}),
+    Case(round, "x * 0.0 + round(x)", {"x": 2.3}),
+    Case(len, "np.sum(x * 0.0) + len(x)", {"x": _X}),
+    Case(math.floor, "x * 0.0 + math.floor(x)", {"x": 2.3}),
+    Case(math.ceil, "x * 0.0 + math.ceil(x)", {"x": 2.3}),
+    Case(math.trunc, "x * 0.0 + math.trunc(x)", {"x": -2.3}),
+    *[Case(getattr(np, name), f"np.sum(x * 0.0 + np.{name}(x))", {"x": _X}, label="array")
+      for name in ("floor", "ceil", "trunc", "rint", "round", "sign")],
+    *[Case(getattr(np, name), f"x * 0.0 + np.{name}(x)", {"x": -1.3}, label="scalar")
+      for name in ("floor", "ceil", "trunc", "rint", "round", "sign")],
+    Case(np.round, "np.sum(x * 0.0 + np.round(x, 1))", {"x": _X}, label="decimals"),
+    *[Case(getattr(np, name), f"np.sum(x * 0.0 + np.{name}(x))", {"x": _X})
+      for name in ("isnan", "isinf", "isfinite")],
+    Case(np.argmax, "np.sum(x * 0.0) + np.argmax(x)", {"x": _X}),
+    Case(np.argmin, "np.sum(x * 0.0) + np.argmin(x)", {"x": _X}),
+    Case(np.argmax, "x[np.argmax(x)] * 0.0 + np.argmax(x)", {"x": _X}, label="as-index"),
+    Case(np.zeros, "np.sum(x * 0.0 + np.zeros(x.shape[0]))", {"x": _X}),
+    Case(np.ones, "np.sum(x * 0.0 + np.ones(x.shape))", {"x": _X}),
+    Case(np.empty, "np.sum(x * 0.0) + np.empty(x.shape[0]).shape[0]", {"x": _X}),
+    Case(np.zeros_like, "np.sum(x * 0.0 + np.zeros_like(x))", {"x": _X}),
+    Case(np.ones_like, "np.sum(x * 0.0 + np.ones_like(x))", {"x": _X}),
+    Case(np.empty_like, "np.sum(x * 0.0) + np.empty_like(x).shape[0]", {"x": _X}),
+    Case(np.full, "np.sum(x * 0.0 + np.full(x.shape[0], 2.0))", {"x": _X}),
+    Case(np.arange, "np.sum(x * 0.0 + np.arange(x.shape[0]))", {"x": _X}),
+    Case(np.arange, "x * 0.0 + np.sum(np.arange(x))", {"x": 3.4}, label="float-stop"),
+    Case(np.linspace, "np.sum(x * 0.0 + np.linspace(0.0, 1.0, x.shape[0]))", {"x": _X}),
+    Case(np.shape, "np.sum(x * 0.0) + np.shape(x)[0]", {"x": _X}),
+    # equal operands where equality matters (==, !=, <=, >=)
+    *[Case(f"op.{name}", f"x * 0.0 + (x {sym} y)", {"x": 0.4, "y": 0.4 if "E" in name else 0.9},
+           ("x", "y"), "scalar")
+      for name, sym in (("Eq", "=="), ("NotEq", "!="), ("Lt", "<"), ("LtE", "<="),
+                        ("Gt", ">"), ("GtE", ">="))],
+    *[Case(f"op.{name}", f"np.sum(x * 0.0 + (x {sym} y))",
+           {"x": _X, "y": np.array([0.5, -1.0, 1.2, 0.1])}, ("x", "y"), "array")
+      for name, sym in (("Eq", "=="), ("NotEq", "!="), ("Lt", "<"), ("LtE", "<="),
+                        ("Gt", ">"), ("GtE", ">="))],
+    Case("op.Is", "x * 0.0 + (x is y)", {"x": 0.4, "y": 0.9}, ("x", "y")),
+    Case("op.IsNot", "x * 0.0 + (x is not y)", {"x": 0.4, "y": 0.9}, ("x", "y")),
+    Case("op.Not", "x * 0.0 + (not x > 1.0)", {"x": 0.4}),
+    Case("op.FloorDiv", "x * 0.0 + x // y", {"x": 2.3, "y": 0.7}, ("x", "y")),
+    Case("rt.range_len", "s = 0.0\nfor i in range(int(x)):\n    s = s + x * 0.0\nreturn s",
+         {"x": 3.4}, label="loop-bound"),
+]
+
+# Constructors registered as non-differentiable although their values depend on float
+# arguments: a gradient through those arguments is silently zero.
+CONSTRUCTOR_VALUE_CASES = [
+    Case(np.full, "np.sum(np.full(3, x) * c)", {"x": 0.7, "c": V3}, label="fill-value"),
+    Case(np.linspace, "np.sum(np.linspace(x, y, 4) * c)", {"x": 0.3, "y": 1.7, "c": W},
+         ("x", "y"), "start-stop"),
+    Case(np.arange, "np.sum(np.arange(x, 4.0) * c)", {"x": 0.3, "c": W}, label="float-start"),
+]
+
+# Registry rules exempt from the coverage tests, each with the reason why no case can call
+# it (none at present: `rt.range_len`, which only RecordControl inserts, is reached
+# through a loop bound).
+NOT_CALLABLE_BY_USERS = {}
+
+# ---------------------------------------------------------------------------
+# The case functions, written to a module file (srcad reads sources from files)
+# ---------------------------------------------------------------------------
+
+
+def _load_cases(cases):
+    text = "import math\n\nimport numpy as np\n\n"
+    for k, case in enumerate(cases):
+        text += "\n\n" + case.source(f"case_{k}")
+    folder = tempfile.mkdtemp(prefix="srcad_rule_cases_")
+    atexit.register(shutil.rmtree, folder, True)
+    path = os.path.join(folder, "rule_cases.py")
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    spec = importlib.util.spec_from_file_location(f"_srcad_rule_cases_{os.getpid()}", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    for k, case in enumerate(cases):
+        case.fn = getattr(module, f"case_{k}")
+
+
+_load_cases(DIFF_CASES + NONDIFF_CASES + CONSTRUCTOR_VALUE_CASES)
+
+
+def _params(cases):
+    ids, out = {}, []
+    for case in cases:
+        n = ids[case.id] = ids.get(case.id, 0) + 1
+        out.append(pytest.param(case, id=case.id if n == 1 else f"{case.id}-{n}"))
+    return out
+
+
+def _args(case):
+    return tuple(np.array(v, copy=True) if isinstance(v, np.ndarray) else v
+                 for v in case.args.values())
+
+
+def rules_used(fn):
+    """Names of the registry rules that the normalized `fn` applies."""
+    ctx = Context(FunctionSource(fn), Program())
+    used = set()
+    for node in gast.walk(normalize(ctx)):
+        if isinstance(node, (gast.BinOp, gast.UnaryOp)):
+            used.add("op." + type(node.op).__name__)
+        elif isinstance(node, gast.Compare):
+            used.add("op." + type(node.ops[0]).__name__)
+        elif isinstance(node, gast.Call):
+            used.add(ir.dotted_text(node.func))
+    return used
+
+
+# ---------------------------------------------------------------------------
+# Tests
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("case", _params(DIFF_CASES))
+def test_adjoint_matches_finite_differences(case):
+    got = srcad.grad(case.fn, wrt=case.wrt, jit=False)(*_args(case))
+    want = fd_grad(case.fn, _args(case), case.wrt)
+    assert_grad_close(got, want, rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("case", _params(NONDIFF_CASES))
+def test_nondifferentiable_rule_adds_no_gradient(case):
+    got = srcad.grad(case.fn, wrt=case.wrt, jit=False)(*_args(case))
+    for g in got if isinstance(got, tuple) else (got,):
+        assert np.all(np.asarray(g) == 0.0), f"nonzero gradient {g} through `{case.name}`"
+
+
+@pytest.mark.parametrize("case", _params(CONSTRUCTOR_VALUE_CASES))
+def test_constructor_value_arguments_have_gradients(case):
+    got = srcad.grad(case.fn, wrt=case.wrt, jit=False)(*_args(case))
+    assert_grad_close(got, fd_grad(case.fn, _args(case), case.wrt))
+
+
+@pytest.mark.parametrize("case", _params(DIFF_CASES + NONDIFF_CASES + CONSTRUCTOR_VALUE_CASES))
+def test_case_applies_its_rule(case):
+    assert case.name in rules_used(case.fn), \
+        f"case `{case.id}` does not call `{case.name}`:\n{case.source('f')}"
+
+
+def test_every_differentiable_rule_is_covered():
+    registry = {r.name for r in all_rules() if r.body and r.diff}
+    covered = {c.name for c in DIFF_CASES + CONSTRUCTOR_VALUE_CASES}
+    assert covered == registry - set(NOT_CALLABLE_BY_USERS), (
+        f"rules without a case: {sorted(registry - covered)}; "
+        f"cases for unknown rules: {sorted(covered - registry)}")
+
+
+def test_every_nondifferentiable_rule_is_covered():
+    registry = {r.name for r in all_rules() if not r.body}
+    registry |= {c.name for c in CONSTRUCTOR_VALUE_CASES}  # constant when their values are
+    covered = {c.name for c in NONDIFF_CASES}
+    assert covered == registry - set(NOT_CALLABLE_BY_USERS), (
+        f"rules without a case: {sorted(registry - covered)}; "
+        f"cases for unknown rules: {sorted(covered - registry)}")
+
+
+def test_adjoint_rules_name_their_differentiable_parameters():
+    for rule in all_rules():
+        assert bool(rule.body) == bool(rule.diff), rule.name
+        assert rule.diff <= set(rule.params[1:]), rule.name
+
+
+def test_cotangent_weights_are_not_trivial():
+    # a symmetric cotangent could hide a transposed or reversed adjoint
+    assert len(set(W)) == W.size and not math.isclose(float(np.sum(W)), 0.0)
