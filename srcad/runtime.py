@@ -133,28 +133,33 @@ def _arange_dstart(g, stop):
 # reductions
 
 
-def expand(g, x, axis):
-    """The reduction cotangent `g` with the reduced `axis` put back (broadcasts to `x`)."""
+def expand(g, axis):
+    """A reduction's cotangent `g` with the reduced `axis` put back, to broadcast."""
     return g if axis is None else np.expand_dims(g, axis)
 
 
 @_jit_version(expand)
-def _expand(g, x, axis):
+def _expand(g, axis):
     if _is_none(axis):
-        return lambda g, x, axis: g
-    return lambda g, x, axis: np.expand_dims(g, axis)
+        return lambda g, axis: g
+    return lambda g, axis: np.expand_dims(g, axis)
 
 
-def count(x, axis):
-    """How many elements a reduction over `axis` combines."""
-    return x.size if axis is None else x.shape[axis]
+def count(shape, axis):
+    """How many elements a reduction over `axis` of an array of `shape` combines."""
+    return int(np.prod(shape)) if axis is None else shape[axis]
 
 
 @_jit_version(count)
-def _count(x, axis):
+def _count(shape, axis):
     if _is_none(axis):
-        return lambda x, axis: x.size
-    return lambda x, axis: x.shape[axis]
+        def impl(shape, axis):
+            n = 1
+            for s in shape:
+                n *= s
+            return n
+        return impl
+    return lambda shape, axis: shape[axis]
 
 
 @register_jitable(cache=True)

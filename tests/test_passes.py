@@ -334,7 +334,7 @@ def element_writes(m, x):
         for j in range(m.shape[1]):
             out[i, j] = m[i, j] * x + out[i, j - 1]
     out[0, 1] = out[1, 2] * 2.0
-    return np.sum(out)
+    return np.sum(out * out)
 
 
 _M = np.array([[0.5, 1.25, -0.75], [2.0, 0.125, 1.5], [-1.0, 0.25, 0.375]])

@@ -209,6 +209,13 @@ class ReverseAD:
             return []
         trip, start, step, _ = self.ctx.loops[s]
         k = self.namer.fresh("k")
+        redo = [copy.deepcopy(r) for r in self.ctx.recompute.get(s, [])
+                if self.recompute_needed(r, s)]
+        for r in list(redo):
+            t = r.targets[0].id
+            if t in self.ctx.active and self.ctx.kinds[t].ndim:
+                redo += _stmts(f"{self.ctx.d(t)} = np.zeros_like({t})")
+        body = redo + body
         if isinstance(s, gast.For):
             i = s.target.id
             rng = f"range({trip} - 1, -1, -1)"
@@ -218,6 +225,16 @@ class ReverseAD:
         loop = gast.For(target=ir.name(k, store=True), iter=_stmts(rng)[0].value, body=body,
                         orelse=[], type_comment=None)
         return [comment("grad of: " + self.ctx.fsrc.text(s)), loop]
+
+    def recompute_needed(self, stmt, loop):
+        """Whether a recomputable statement's value is read by the reverse sweep, directly
+        or through a later recomputed statement."""
+        plan = self.ctx.recompute[loop]
+        wanted = set(self.ctx.needed)
+        for later in reversed(plan):
+            if later.targets[0].id in wanted:
+                wanted |= {n.id for n in gast.walk(later.value) if isinstance(n, gast.Name)}
+        return stmt.targets[0].id in wanted
 
     def reverse_assign(self, s):
         target = s.targets[0]

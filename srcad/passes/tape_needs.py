@@ -26,7 +26,10 @@ class TapeNeeds:
       value is saved before each assignment and restored when the reverse sweep passes it;
     - `ctx.elem_saved`: needed arrays written element by element: each overwritten element
       is saved and restored;
-    - `ctx.fresh_defs`: first assignments at the top of the body, whose old value is dead.
+    - `ctx.fresh_defs`: first assignments at the top of the body, whose old value is dead;
+    - `ctx.recompute[loop]`: scalar assignments at the top of a loop body computed from
+      values the loop does not change (its index, loop invariants, each other). The reverse
+      sweep recomputes them at the start of each iteration instead of saving them.
     """
 
     def __init__(self, ctx, params):
@@ -57,9 +60,11 @@ class TapeNeeds:
             if any(n in active for n in targets(s)):
                 values |= self.reads(s, targets(s))
         arrays = {v for v in active if ctx.kinds[v].is_array}
-        ctx.needed = values | arrays
+        ctx.recompute, recomputed, operands = self.recomputable(fnode, defs, written)
+        ctx.needed = values | arrays | operands
         ctx.pushed = {v for v in ctx.needed
-                      if (defs.get(v, 0) > 1 or v in in_loop) and v not in ctx.no_push}
+                      if (defs.get(v, 0) > 1 or v in in_loop) and v not in ctx.no_push
+                      and v not in recomputed}
         ctx.elem_saved = written & values
         ctx.fresh_defs = self.fresh_defs(fnode)
         ctx.pushed -= {s.targets[0].id for s in ctx.fresh_defs if defs.get(s.targets[0].id) == 1}
@@ -84,6 +89,58 @@ class TapeNeeds:
             if isinstance(bound.get(p), (gast.Tuple, gast.List)):
                 out |= set(names([bound[p]]))
         return out
+
+    def recomputable(self, fnode, defs, written):
+        """Per loop, the top-level scalar assignments the reverse sweep can redo.
+
+        Returns ({loop: [statements]}, names recomputed, names their operands read).
+        """
+        ctx = self.ctx
+        plan, recomputed, operands = {}, set(), set()
+        for loop, _ in statements(fnode.body):
+            if not isinstance(loop, (gast.For, gast.While)):
+                continue
+            changed = {n.id for n in gast.walk(loop)
+                       if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+            stable = set() if isinstance(loop, gast.While) else {loop.target.id}
+            chosen = []
+            for s in loop.body:
+                if not isinstance(s, gast.Assign) or not isinstance(s.targets[0], gast.Name):
+                    continue
+                t = s.targets[0].id
+                kind = ctx.kinds.get(t)
+                view = isinstance(s.value, gast.Subscript) and getattr(kind, "is_array", False) \
+                    and not any(isinstance(n, gast.Name) and ctx.kinds[n.id].is_array
+                                for n in gast.walk(s.value.slice))
+                scalar = getattr(kind, "ndim", 1) == 0
+                if defs.get(t) != 1 or not (scalar or view) or t in ctx.no_push \
+                        or not self.pure(s.value, written):
+                    continue
+                reads = {n.id for n in gast.walk(s.value) if isinstance(n, gast.Name)}
+                if all(r in stable or r not in changed for r in reads):
+                    chosen.append(s)
+                    stable.add(t)
+            if chosen:
+                plan[loop] = chosen
+                names_ = {s.targets[0].id for s in chosen}
+                recomputed |= names_
+                operands |= {n.id for s in chosen for n in gast.walk(s.value)
+                             if isinstance(n, gast.Name)} - names_
+        return plan, recomputed, operands
+
+    def pure(self, op, written):
+        """A cheap operation without side effects whose inputs are all still in place."""
+        if isinstance(op, (gast.BinOp, gast.UnaryOp, gast.Compare, gast.Constant, gast.Name)):
+            return True
+        if isinstance(op, gast.Attribute):
+            return True
+        if isinstance(op, gast.Subscript):
+            return op.value.id not in written
+        if isinstance(op, gast.Call):
+            text = ir.dotted_text(op.func)
+            return text not in self.ctx.user_functions and not any(
+                isinstance(a, gast.Name) and a.id in written for a in op.args)
+        return False
 
     def fresh_defs(self, fnode):
         """Top-level assignments that are a name's first mention in the body."""

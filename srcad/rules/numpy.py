@@ -143,12 +143,12 @@ nondiff(np.argmax, np.argmin, kind=ty.reduction("i"), params=("ans", "x", "axis"
 
 @adjoint(np.sum, kind=ty.reduction(), broadcast=False)
 def sum(ans, x, axis=None):
-    d[x] += rt.expand(d[ans], x, axis)
+    d[x] += rt.expand(d[ans], axis)
 
 
 @adjoint(np.mean, kind=ty.reduction("f"), broadcast=False, name="rt.mean")
 def mean(ans, x, axis=None):
-    d[x] += rt.expand(d[ans], x, axis) / rt.count(x, axis)
+    d[x] += rt.expand(d[ans], axis) / rt.count(x.shape, axis)
 
 
 @adjoint(np.prod, kind=ty.reduction(), broadcast=False, name="rt.prod")

@@ -66,12 +66,16 @@ def _is_d(node):
 
 
 def _primal_reads(body, params):
-    """Parameters whose primal values the template reads (not only through `d[...]`)."""
+    """Parameters whose primal values the template reads: not only through `d[...]`, nor
+    only their shape (`x.shape`, `x.size`, `x.ndim`)."""
     reads = set()
     for node in body:
         for sub in gast.walk(node):
             if _is_d(sub):
                 sub.slice._d = True
+            if isinstance(sub, gast.Attribute) and sub.attr in ("shape", "size", "ndim") \
+                    and isinstance(sub.value, gast.Name):
+                sub.value._d = True
         for sub in gast.walk(node):
             if isinstance(sub, gast.Name) and sub.id in params and not getattr(sub, "_d", False):
                 reads.add(sub.id)
