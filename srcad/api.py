@@ -117,7 +117,7 @@ class GradFunction:
         for name, value in zip(self.params, args):
             kind = of_value(value)
             if kind is None:
-                raise self._error(f"argument `{name}` is a {type(value).__name__}, which srcad "
+                raise self._error(f"argument `{name}` is {_a(type(value).__name__)}, which srcad "
                                   "does not take", "pass floats, ints, bools, NumPy arrays of "
                                   "them, or tuples of those")
             kinds.append(kind)
@@ -125,7 +125,7 @@ class GradFunction:
             k = kinds[i]
             if not (isinstance(k, Kind) and k.is_float):
                 raise self._error(
-                    f"argument `{self.params[i]}` in `wrt` is a {k}; only float values have "
+                    f"argument `{self.params[i]}` in `wrt` is {_a(str(k))}; only float values have "
                     "gradients", f"pass a float (e.g. float({self.params[i]}) or "
                     f"{self.params[i]}.astype(float)), or leave it out of `wrt`")
         return tuple(kinds)
@@ -164,6 +164,12 @@ class GradFunction:
         if self.with_value:
             return _plain(out), grad
         return grad
+
+
+def _a(noun):
+    """`noun` with its indefinite article."""
+    return ("an " if noun[:1].lower() in "aeiou" or noun[:1].isdigit() and noun[:1] == "8"
+            else "a ") + noun
 
 
 def _plain(value):

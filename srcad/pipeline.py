@@ -15,6 +15,7 @@ from srcad.passes.expand_aug_assign import ExpandAugAssign
 from srcad.passes.infer_kinds import InferKinds
 from srcad.passes.lower_loop_exits import LowerLoopExits
 from srcad.passes.record_control import RecordControl
+from srcad.passes.rename_reserved import RenameReserved
 from srcad.passes.resolve_names import ResolveNames
 from srcad.passes.reverse_ad import ReverseAD
 from srcad.passes.split_returns import SplitReturns
@@ -34,6 +35,7 @@ class Context:
         self.user_functions = {}
         self.timings = []
         self.adjoint_names = {}
+        self.augmented = set()
         self.seed = self.namer.fresh("d_out", numbered=False)
         self.tape_param = self.namer.fresh("tape", numbered=False)
 
@@ -56,7 +58,8 @@ def normalize(ctx):
     for name, step in [
         ("CheckSupported", lambda f: (CheckSupported(ctx.fsrc), f)[1]),
         ("ResolveNames", lambda f: (setattr(ctx, "resolve", ResolveNames(ctx.fsrc)), f)[1]),
-        ("ExpandAugAssign", lambda f: ExpandAugAssign().visit(f)),
+        ("RenameReserved", lambda f: RenameReserved(ctx).run(f)),
+        ("ExpandAugAssign", lambda f: ExpandAugAssign(ctx).visit(f)),
         ("SplitReturns", lambda f: SplitReturns(ctx).run(f)),
         ("ToANF", lambda f: ToANF(ctx).run(f)),
         ("LowerLoopExits", lambda f: LowerLoopExits(ctx).run(f)),

@@ -130,6 +130,30 @@ def _arange_dstart(g, stop):
     return lambda g, stop: np.sum(g)
 
 
+def within(x, lo, hi):
+    """lo <= x <= hi, a missing (None) bound being no bound."""
+    ok = np.ones(np.shape(x), dtype=bool) if np.ndim(x) else True
+    if lo is not None:
+        ok = ok & (x >= lo)
+    if hi is not None:
+        ok = ok & (x <= hi)
+    return ok
+
+
+@_jit_version(within)
+def _within(x, lo, hi):
+    low, high = not _is_none(lo), not _is_none(hi)
+    if low and high:
+        return lambda x, lo, hi: (x >= lo) & (x <= hi)
+    if low:
+        return lambda x, lo, hi: x >= lo
+    if high:
+        return lambda x, lo, hi: x <= hi
+    if _is_array(x):
+        return lambda x, lo, hi: np.ones(x.shape, dtype=np.bool_)
+    return lambda x, lo, hi: True
+
+
 # reductions
 
 
@@ -412,3 +436,46 @@ def reshape(x, shape):
 @_jit_version(reshape)
 def _reshape(x, shape):
     return lambda x, shape: np.reshape(np.ascontiguousarray(x), shape)
+
+
+def take_written(d, index):
+    """For `x[index] = v` with an integer array `index`: the cotangent of `v`, and `d`
+    (the cotangent of `x`) cleared where the write landed. Where `index` repeats, the
+    last write is the one that stays, so only it gets the cotangent."""
+    n = d.shape[0]
+    out = np.zeros((index.shape[0],) + d.shape[1:])
+    seen = np.zeros(n, dtype=bool)
+    for k in range(index.shape[0] - 1, -1, -1):
+        j = index[k] % n
+        if not seen[j]:
+            out[k] = d[j]
+            seen[j] = True
+    d[index] = 0.0
+    return out
+
+
+@_jit_version(take_written)
+def _take_written(d, index):
+    if d.ndim != 1:
+        return None
+
+    def impl(d, index):
+        n = d.shape[0]
+        out = np.zeros(index.shape[0])
+        seen = np.zeros(n, dtype=np.bool_)
+        for k in range(index.shape[0] - 1, -1, -1):
+            j = index[k] % n
+            if not seen[j]:
+                out[k] = d[j]
+                seen[j] = True
+        for k in range(index.shape[0]):
+            d[index[k] % n] = 0.0
+        return out
+
+    return impl
+
+
+@register_jitable(cache=True)
+def flatten(x):
+    """x.flatten(): a 1-d copy."""
+    return np.ravel(x).copy()

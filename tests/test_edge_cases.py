@@ -1353,6 +1353,15 @@ CRASH_CLIP_NONE = ("crash: TypeError comparing with None in the adjoint of np.cl
 NAME_CLASH = ("crash: a user variable shadows a module-level name the generated code uses "
               "(rt, np, List, <helper>_fwd/_rev)")
 
+def kw_in_helper_call(x):
+    return annotated(x, n=3)
+
+
+def array_literal(a):
+    idx = np.array([0, 0, 2])
+    return np.sum(a[idx] ** 2)
+
+
 GRAD_CASES = [
     # branches and names
     case(both_branches, lambda: (1.3, 0.4), (0, 1), id="both_branches[then]"),
@@ -1427,7 +1436,7 @@ GRAD_CASES = [
     case(full_2d, lambda: (0.7,)),
     case(linspace_active, lambda: (0.7,)),
     case(arange_scaled, lambda: (0.7,)),
-    case(clip_no_upper, lambda: (_a(-0.3, 0.5, 0.9),), xfail=CRASH_CLIP_NONE),
+    case(clip_no_upper, lambda: (_a(-0.3, 0.5, 0.9),)),
     case(clip_no_lower, lambda: (_a(-0.3, 0.5, 0.9),), xfail=CRASH_CLIP_NONE),
     case(unused, lambda: (0.3, 0.5), (0, 1)),
     case(cond_only, lambda: (0.3, 0.5), (0, 1)),
@@ -1435,6 +1444,8 @@ GRAD_CASES = [
     case(unused_array, lambda: (_a(0.3, 0.5), 1.2)),
     case(multi_spec, lambda: (0.4, _a(0.3, 0.2), 1.5), (0, 1, 2)),
     case(where_sqrt_negative, lambda: (_a(-1.0, 4.0, 2.0),), xfail=NAN_WHERE),
+    case(kw_in_helper_call, lambda: (0.3,)),
+    case(array_literal, lambda: (_a(0.5, 1.7, 3.2),)),
     # subscripts
     case(same_elem_twice, lambda: (_a(0.5, 1.2, 0.9),)),
     case(recurrence, lambda: (_a(1.1, 0.2, 0.3, 0.4), 0.7), (0, 1)),
@@ -1457,9 +1468,9 @@ GRAD_CASES = [
     case(strided_write, lambda: (_a(0.3, 0.5, 0.2), 0.7), (0, 1)),
     case(shift_overlap, lambda: (_a(0.3, 0.5, 0.2, 0.9), 0.7), (0, 1)),
     case(fancy_write_rep, lambda: (_a(0.5, 1.7, 3.2), _a(1.0, 2.0, 3.0), np.array([0, 0, 2])),
-         (0, 1), xfail=WRONG_FANCY_WRITE),
+         (0, 1)),
     case(fancy_aug_rep, lambda: (_a(0.5, 1.7, 3.2), _a(1.0, 2.0, 3.0), np.array([0, 0, 2])),
-         (0, 1), xfail=WRONG_FANCY_WRITE),
+         (0, 1)),
     case(row_recurrence, lambda: (_M23.T.copy(), 0.9), (0, 1)),
     case(shift_slice, lambda: (_a(0.1, 0.6, 0.2), 0.9), (0, 1)),
     case(row_read_then_write, lambda: (np.array([[0.1, 0.6], [0.2, 0.3]]),)),
@@ -1467,9 +1478,8 @@ GRAD_CASES = [
     case(row_aug, lambda: (_M23.copy(), _a(0.4, -0.2, 0.9)), (0, 1)),
     case(slice_aug, lambda: (_a(0.1, 0.6, 0.2, 0.5), 0.3), (0, 1)),
     case(row_aug_plain, lambda: (_M23.copy(), _a(0.4, -0.2, 0.9)), (0, 1)),
-    case(grid_smooth, lambda: (_U45.copy(), 0.1), (0, 1), xfail=FALSE_REFUSAL),
-    case(flatten_write, lambda: (np.array([[0.5, 0.2], [0.3, 0.4]]),),
-         xfail="valid program refused: `.flatten()` returns a copy, not a view"),
+    case(grid_smooth, lambda: (_U45.copy(), 0.1), (0, 1)),
+    case(flatten_write, lambda: (np.array([[0.5, 0.2], [0.3, 0.4]]),)),
     # loops
     case(aliased_loop_read, lambda: (_a(0.5, 0.2, 0.3), 0.7), (0, 1)),
     case(array_rebound, lambda: (_a(1.1, 0.2), _a(0.9, 1.3)), (0, 1)),
@@ -1511,15 +1521,13 @@ GRAD_CASES = [
     case(loopvar_branch_after, lambda: (_a(0.3, 0.5, 0.2, 0.1), -1.0), id="lv_branch[-]"),
     case(while_after_for, lambda: (_a(0.3, 0.5, 0.2, 0.1),)),
     case(loopvar_reassigned, lambda: (_a(0.5, 1.7, 3.2),)),
-    case(loopvar_shadows, lambda: (_a(0.5, 0.2, 0.3),), xfail=WRONG_LOOPVAR),
-    case(loopvar_reused, lambda: (_a(0.5, 0.2, 0.3),), xfail=WRONG_LOOPVAR),
+    case(loopvar_shadows, lambda: (_a(0.5, 0.2, 0.3),)),
+    case(loopvar_reused, lambda: (_a(0.5, 0.2, 0.3),)),
     case(same_loopvar_nested, lambda: (_a(0.5, 0.2, 0.3),),
          xfail="crash: IndexError in the generated reverse sweep (tape underflow) when an "
                "inner loop reuses the outer loop's variable"),
     case(same_loopvar_nested_small, lambda: (_a(0.5, 0.2, 0.3),), xfail=WRONG_LOOPVAR),
-    case(iter_tuple, lambda: (0.3, 0.4), (0, 1),
-         xfail="crash: IndexError (tuple index out of range) inside InferKinds for "
-               "`for v in (a, b):`, instead of a gradient or a SrcadError"),
+    case(iter_tuple, lambda: (0.3, 0.4), (0, 1)),
     # helpers
     case(same_var_twice, lambda: (0.7,)),
     case(nested_helpers, lambda: (0.7,)),
@@ -1535,27 +1543,19 @@ GRAD_CASES = [
     case(nb_loop, lambda: (_a(0.3, 0.4), 0.8), (0, 1)),
     case(particles, lambda: (_a(0.1, 0.5, -0.3), 0.8, 0.05), (0, 1, 2)),
     case(ode_adaptive, lambda: (1.0, 0.7, 0.55), (0, 1, 2)),
-    case(tuple_call_top, lambda: (0.5, 0.7), (0, 1), xfail=CRASH_TUPLE_RETURN),
-    case(tuple_call_rebind, lambda: (0.5, 0.7), (0, 1), xfail=CRASH_TUPLE_RETURN),
-    case(tuple_call_loop, lambda: (0.5, 0.7), (0, 1), xfail=CRASH_TUPLE_RETURN),
-    case(tuple_branch_loop, lambda: (0.5, 0.7), (0, 1),
-         xfail="silently zero gradient: a helper returning a tuple from an early return "
-               "gets an empty reverse sweep (`retval = a, b` is not active)"),
-    case(tuple_var_unpack, lambda: (0.7,), xfail=WRONG_TUPLE),
-    case(tuple_var_single, lambda: (1.3,), xfail=WRONG_TUPLE),
-    case(tuple_var_index, lambda: (0.7, 0.2), (0, 1), xfail=WRONG_TUPLE),
-    case(tuple_var_arrays, lambda: (_a(0.3, 0.4), _a(0.5, 0.1)), (0, 1), xfail=WRONG_TUPLE),
-    case(call_default, lambda: (0.7,),
-         xfail="valid call refused: a helper's default parameter values are not used "
-               "(`helper_default` takes 2 arguments, 1 given)"),
+    case(tuple_call_top, lambda: (0.5, 0.7), (0, 1)),
+    case(tuple_call_rebind, lambda: (0.5, 0.7), (0, 1)),
+    case(tuple_call_loop, lambda: (0.5, 0.7), (0, 1)),
+    case(tuple_branch_loop, lambda: (0.5, 0.7), (0, 1)),
+    case(call_default, lambda: (0.7,)),
     case(log_base, lambda: (3.0,),
          xfail="valid call refused: `math.log(x, base)` (the rule only takes one argument)"),
     # names the generated module uses
-    case(var_rt, lambda: (0.4,), xfail=NAME_CLASH),
-    case(var_List_stack, lambda: (_a(0.3, 0.4),), xfail=NAME_CLASH),
-    case(var_np_int, lambda: (0.3,), xfail=NAME_CLASH),
-    case(var_named_fwd, lambda: (0.7,), xfail=NAME_CLASH),
-    case(var_named_rev, lambda: (0.7,), xfail=NAME_CLASH),
+    case(var_rt, lambda: (0.4,)),
+    case(var_List_stack, lambda: (_a(0.3, 0.4),)),
+    case(var_np_int, lambda: (0.3,)),
+    case(var_named_fwd, lambda: (0.7,)),
+    case(var_named_rev, lambda: (0.7,)),
 ]
 
 
@@ -1629,13 +1629,11 @@ def _refused_or_correct(func, make_args, wrt):
     assert_grad_close(got, fd_grad(func, make_args(), wrt))
 
 
-@pytest.mark.xfail(strict=True, reason=WRONG_ALIAS)
 @pytest.mark.parametrize("func, make_args, wrt", ALIAS_WRITES)
 def test_alias_write_refused_or_correct(func, make_args, wrt):
     _refused_or_correct(func, make_args, wrt)
 
 
-@pytest.mark.xfail(strict=True, reason=WRONG_INPLACE)
 @pytest.mark.parametrize("func, make_args, wrt", INPLACE_AUG)
 def test_inplace_aug_assign_on_alias_refused_or_correct(func, make_args, wrt):
     _refused_or_correct(func, make_args, wrt)
@@ -1773,10 +1771,6 @@ def method_call_other(a):
     return np.sum(a.cumsum())
 
 
-def kw_in_helper_call(x):
-    return annotated(x, n=3)
-
-
 def ellipsis_index(a):
     return np.sum(a[...] * a)
 
@@ -1785,12 +1779,12 @@ def sum_keepdims(m):
     return np.sum(m / np.sum(m, axis=1, keepdims=True))
 
 
-def array_literal(a):
-    idx = np.array([0, 0, 2])
-    return np.sum(a[idx] ** 2)
-
-
 REFUSALS = [
+    # a tuple of values with gradients held in a variable: unpack it where it is built
+    (tuple_var_unpack, lambda: (0.7,)),
+    (tuple_var_single, lambda: (1.3,)),
+    (tuple_var_index, lambda: (0.7, 0.2)),
+    (tuple_var_arrays, lambda: (_a(0.3, 0.4), _a(0.5, 0.1))),
     (alias_name, lambda: (_a(0.5, 0.2),)),
     (alias_row, lambda: (np.ones((2, 2)),)),
     (alias_ifexp, lambda: (_a(0.5, 0.2), _a(0.1, 0.2), 1.0)),
@@ -1810,9 +1804,7 @@ REFUSALS = [
     (in_test, lambda: (0.3,)),
     (global_array, lambda: (np.ones(3),)),
     (method_call_other, lambda: (np.ones(3),)),
-    (kw_in_helper_call, lambda: (0.3,)),
     (ellipsis_index, lambda: (_a(0.3, 0.4),)),
-    (array_literal, lambda: (_a(0.5, 1.7, 3.2),)),
     (sum_keepdims, lambda: (_M23.copy(),)),
 ]
 

@@ -22,6 +22,7 @@ from srcad.passes.check_supported import CheckSupported
 from srcad.passes.expand_aug_assign import ExpandAugAssign
 from srcad.passes.lower_loop_exits import LowerLoopExits
 from srcad.passes.record_control import RecordControl
+from srcad.passes.rename_reserved import RenameReserved
 from srcad.passes.resolve_names import ResolveNames
 from srcad.passes.split_returns import SplitReturns
 from srcad.passes.to_anf import ToANF
@@ -50,7 +51,8 @@ def _steps(ctx):
     return [
         ("CheckSupported", check),
         ("ResolveNames", resolve),
-        ("ExpandAugAssign", lambda f: ExpandAugAssign().visit(f)),
+        ("RenameReserved", lambda f: RenameReserved(ctx).run(f)),
+        ("ExpandAugAssign", lambda f: ExpandAugAssign(ctx).visit(f)),
         ("SplitReturns", lambda f: SplitReturns(ctx).run(f)),
         ("ToANF", lambda f: ToANF(ctx).run(f)),
         ("LowerLoopExits", lambda f: LowerLoopExits(ctx).run(f)),

@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 
 import srcad
+from srcad import runtime as rt
 from srcad.passes import ir
 from srcad.pipeline import Context, normalize
 from srcad.program import Program
@@ -257,6 +258,11 @@ DIFF_CASES = [
     Case(np.reshape, "np.sum(np.reshape(a, 6) * c)", {"a": A23, "c": V6}, ("a",), "to-1d"),
     Case(np.ravel, "np.sum(np.ravel(a) * c)", {"a": A23, "c": V6}, ("a",)),
     Case(np.copy, "np.sum(np.copy(x) * c)", {"x": vec(-1.0, 1.0), "c": W}),
+    Case(rt.flatten, "np.sum(a.flatten() * c)", {"a": A23, "c": V6}, ("a",)),
+    Case(np.array, "np.sum(np.array([x, 2.0 * x, y]) * c)", {"x": 0.3, "y": -0.7, "c": V3},
+         ("x", "y")),
+    Case(np.array, "np.sum(np.array(a) * c)", {"a": vec(-1.0, 1.0), "c": W}, ("a",),
+         label="copy"),
     Case(np.concatenate, "np.sum(np.concatenate((x, y)) * c)",
          {"x": V2, "y": V6[:2].copy(), "c": W}, ("x", "y"), "1d"),
     Case(np.concatenate, "np.sum(np.concatenate((a, b), axis=1) * c)",

@@ -1,6 +1,8 @@
 """Activity: which variables carry derivatives (depend on `wrt` and reach the output)."""
 import gast
 
+from srcad.errors import UnsupportedError
+from srcad.kinds import TupleKind
 from srcad.passes import ir
 from srcad.rules import registry
 
@@ -47,6 +49,8 @@ def diff_operands(op, ctx):
         return [op.id]
     if isinstance(op, gast.Subscript):
         return [op.value.id]
+    if isinstance(op, (gast.Tuple, gast.List)):
+        return names(op.elts)
     if isinstance(op, gast.Call) and ir.dotted_text(op.func) in ctx.user_functions:
         return names(op.args)
     rule, bound = bound_args(op, ctx)
@@ -87,7 +91,7 @@ class Activity:
                 flows.append((names([s.value]), [t.value.id]))
             else:
                 flows.append((diff_operands(s.value, ctx), targets(s)))
-        floats = {n for n, k in ctx.kinds.items() if getattr(k, "is_float", False)}
+        floats = {n for n, k in ctx.kinds.items() if _has_float(k)}
         varied = self.wrt & floats
         useful = set(names([s.value for s, _ in statements(fnode.body)
                             if isinstance(s, gast.Return)]))
@@ -107,4 +111,16 @@ class Activity:
                         changed = True
         ctx.active = varied & useful & floats
         ctx.varied = varied
+        for s in assigns:  # a tuple held in a variable would need a tuple of adjoints
+            for t in targets(s):
+                if t in ctx.active and isinstance(ctx.kinds[t], TupleKind):
+                    raise ctx.fsrc.error(
+                        f"`{t}` holds a tuple of values that carry gradients", s,
+                        "unpack it where it is built: `a, b = x * 2.0, x`", UnsupportedError)
         return fnode
+
+
+def _has_float(kind):
+    if isinstance(kind, TupleKind):
+        return any(_has_float(k) for k in kind.items)
+    return getattr(kind, "is_float", False)

@@ -90,7 +90,7 @@ class Adjoints:
         out, offset = [], None
         for k, elt in enumerate(seq.elts):
             lead = [gast.Slice(lower=None, upper=None, step=None)] * axis
-            if rule.name == "np.stack":
+            if rule.name in ("np.stack", "np.array"):
                 index = lead + [ir.const(k)]
             else:
                 size = gast.Subscript(value=gast.Attribute(value=ir.name(elt.id), attr="shape",
@@ -132,6 +132,14 @@ class Adjoints:
         """`x[index] = v`: d_x[index] moves into d_v and is cleared."""
         target = stmt.targets[0]
         x, index, v = target.value.id, target.slice, stmt.value
+        if self.fancy(index):
+            taken = ir.call("rt.take_written", ir.name(self.ctx.d(x)), copy.deepcopy(index))
+            if not self.is_active(v):
+                return [gast.Expr(value=taken)]
+            if self.kind(v).ndim == 0:
+                taken = ir.call("np.sum", taken)
+            return [gast.AugAssign(target=ir.name(self.ctx.d(v.id), store=True), op=gast.Add(),
+                                   value=taken)]
         piece = gast.Subscript(value=ir.name(self.ctx.d(x)), slice=copy.deepcopy(index),
                                ctx=gast.Load())
         out = []

@@ -1,40 +1,31 @@
-"""CheckAliases: refuse element writes that another name could observe."""
+"""CheckAliases: refuse element writes and in-place updates that another name could see."""
 import gast
 
 from srcad.errors import UnsupportedError
+from srcad.kinds import TupleKind
 from srcad.passes import ir
 from srcad.passes.activity import statements
 
 _VIEWS = ("np.transpose", "rt.reshape", "np.ravel")
 
 
-def _view_source(value, kinds):
-    """The array that `value` may be a view of (or the same object as), else None."""
-    if isinstance(value, gast.Name) and getattr(kinds.get(value.id), "is_array", False):
-        return value.id
-    if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):
-        parts = value.slice.elts if isinstance(value.slice, gast.Tuple) else [value.slice]
-        basic = all(isinstance(p, (gast.Slice, gast.Constant)) or
-                    (isinstance(p, gast.Name) and not kinds[p.id].is_array) for p in parts)
-        if basic and any(isinstance(p, gast.Slice) for p in parts) or \
-                basic and kinds[value.value.id].ndim > len(parts):
-            return value.value.id
-    if isinstance(value, gast.Call) and ir.dotted_text(value.func) in _VIEWS and value.args \
-            and isinstance(value.args[0], gast.Name):
-        return value.args[0].id
-    return None
+def _holds_arrays(kind):
+    if isinstance(kind, TupleKind):
+        return any(_holds_arrays(k) for k in kind.items)
+    return getattr(kind, "is_array", False)
 
 
 class CheckAliases:
-    """Analysis: refuses element writes that another name could observe.
+    """Analysis: refuses writes that Python would show through a second name.
 
-    `v = x[1:]` (or `x.T`, `x.reshape(...)`, plain `v = x`) shares memory with `x`. srcad
-    refuses a write through `v`, and a write into `x` that may happen between the
-    assignment of `v` and a use of it (`row = m[0]`, then `m[0, 1] = 2.0`, then `row`
-    read again): Python would show the change through the other name. Any other view of
-    an array that is written is taken as a copy (`ctx.materialize`), which reads the same
-    values and keeps them right on the tape. Sets `ctx.written`, the arrays written
-    element by element.
+    `v = x[1:]` (or `x.T`, `x.reshape(...)`, `v = x`, `v = p[0]` for a tuple `p`, or a
+    helper that returns its argument) may share memory with `x`. srcad refuses a write
+    through `v` while `x` still refers to the same array, a write into `x` that a later
+    use of `v` would see, and `x += ...` on an array another name shares (Python updates
+    it in place). An alias ends when either name is assigned anew (double buffering:
+    `new = u.copy(); new[i] = ...; u = new` is fine). Other views of arrays that are
+    written are taken as copies (`ctx.materialize`): they read the same values and stay
+    right on the tape. Sets `ctx.written`, the arrays written element by element.
     """
 
     def __init__(self, ctx):
@@ -42,53 +33,162 @@ class CheckAliases:
 
     def run(self, fnode):
         ctx = self.ctx
-        writes, defs, uses, views = {}, {}, {}, []
+        self.writes, self.defs, self.uses, self.spans = {}, {}, {}, {}
+        views, augmented = [], []
         for pos, (s, loops) in enumerate(statements(fnode.body)):
+            for loop in loops:
+                lo, hi = self.spans.get(loop, (pos, pos))
+                self.spans[loop] = (min(lo, pos), max(hi, pos))
             for name in _reads(s):
-                uses.setdefault(name, []).append((pos, loops))
+                self.uses.setdefault(name, []).append((pos, loops))
             if not isinstance(s, gast.Assign):
                 continue
             t = s.targets[0]
             if isinstance(t, gast.Subscript):
-                writes.setdefault(t.value.id, []).append((pos, loops, s))
+                self.writes.setdefault(t.value.id, []).append((pos, loops, s))
                 continue
-            for n in gast.walk(t):
-                if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
-                    defs.setdefault(n.id, []).append(pos)
-            if isinstance(t, gast.Name):
-                src = _view_source(s.value, ctx.kinds)
-                if src is not None and src != t.id:
-                    views.append((t.id, src, loops, s))
+            names_ = [n.id for n in gast.walk(t)
+                      if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)]
+            for name in names_:
+                self.defs.setdefault(name, []).append(pos)
+            self.stmt = s
+            sources = self.sources(s.value)
+            for name in names_:
+                if _holds_arrays(ctx.kinds.get(name)):
+                    views += [(name, src, pos, loops, s) for src in sources if src != name]
+            if s in getattr(ctx, "augmented", ()) and isinstance(t, gast.Name):
+                augmented.append((t.id, pos, loops, s))
         ctx.materialize = set()
-        for view, src, loops, s in views:
-            if view in writes:
-                self.refuse(view, src, writes[view][0][2], s)
-            if src not in writes:
+        for view, src, pos, loops, s in views:
+            self.check(view, src, pos, loops, s)
+        for name, a_pos, a_loops, s in augmented:
+            if not ctx.kinds[name].is_array:
                 continue
-            for use_pos, use_loops in uses.get(view, []):
-                before = [d for d in defs.get(view, []) if d < use_pos]
-                last = max(before) if before else -1
-                for w_pos, w_loops, w in writes[src]:
-                    carried = set(use_loops) & set(w_loops) - set(loops)
-                    if last < w_pos < use_pos or carried or not before and \
-                            set(use_loops) & set(w_loops):
-                        self.refuse(src, view, w, s)
-            ctx.materialize.add(s)
-        ctx.written = set(writes)
+            for v, src, pos, loops, vs in views:
+                other = src if name == v else v if name == src else None
+                if other is None or vs is s or \
+                        not self.alive(v, src, pos, loops, a_pos, a_loops):
+                    continue
+                if not any(_reaches(a_pos, a_loops, u, u_loops) and
+                           not self.defined(other, a_pos, a_loops, u, u_loops)
+                           for u, u_loops in self.uses.get(other, [])):
+                    continue
+                raise ctx.fsrc.error(
+                    f"an augmented assignment (`+=`, `*=`...) to `{name}` updates the array in "
+                    f"place, and {_shown(other)} refers to the same array", s,
+                    f"write `{name} = {name} + ...` for a new array, or take a `.copy()` on "
+                    f"line {ctx.fsrc.line(vs)}", UnsupportedError)
+        ctx.written = set(self.writes)
         return fnode
+
+    def sources(self, value):
+        """Variables holding arrays that `value` may share memory with."""
+        kinds = self.ctx.kinds
+        if isinstance(value, gast.Name):
+            return {value.id} if _holds_arrays(kinds.get(value.id)) else set()
+        if isinstance(value, (gast.Tuple, gast.List)):
+            return {e.id for e in value.elts
+                    if isinstance(e, gast.Name) and _holds_arrays(kinds.get(e.id))}
+        if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):
+            base = value.value.id
+            if isinstance(kinds.get(base), TupleKind):
+                return {base}
+            parts = value.slice.elts if isinstance(value.slice, gast.Tuple) else [value.slice]
+            basic = all(isinstance(p, (gast.Slice, gast.Constant)) or
+                        (isinstance(p, gast.Name) and not kinds[p.id].is_array) for p in parts)
+            sliced = any(isinstance(p, gast.Slice) for p in parts)
+            if basic and (sliced or kinds[base].ndim > len(parts)):
+                return {base}
+            return set()
+        if isinstance(value, gast.Call):
+            text = ir.dotted_text(value.func)
+            if text in _VIEWS and value.args and isinstance(value.args[0], gast.Name):
+                return {value.args[0].id}
+            if text in self.ctx.user_functions and self.returns_argument(text, value):
+                return {a.id for a in value.args
+                        if isinstance(a, gast.Name) and _holds_arrays(kinds.get(a.id))}
+        return set()
+
+    def returns_argument(self, text, call):
+        """Whether the user's function may return (a view of) one of its array arguments."""
+        kinds = tuple(self.ctx.kinds[a.id] if isinstance(a, gast.Name) else
+                      self.ctx.const_kind(a) for a in call.args)
+        callee = self.ctx.program.specialize(self.ctx.user_functions[text], kinds,
+                                             self.stmt, self.ctx.fsrc)
+        inner = CheckAliases.__new__(CheckAliases)
+        inner.ctx = callee
+        params = [a.id for a in callee.fnode.args.args]
+        shared = {p for p in params if _holds_arrays(callee.kinds.get(p))}
+        for _ in range(10):
+            for s, _ in statements(callee.fnode.body):
+                if isinstance(s, gast.Assign) and not isinstance(s.targets[0], gast.Subscript):
+                    inner.stmt = s
+                    if inner.sources(s.value) & shared:
+                        shared |= {n.id for n in gast.walk(s.targets[0])
+                                   if isinstance(n, gast.Name)}
+        ret = callee.fnode.body[-1].value
+        outs = ret.elts if isinstance(ret, gast.Tuple) else [ret]
+        return any(isinstance(o, gast.Name) and o.id in shared for o in outs)
+
+    def check(self, view, src, pos, loops, s):
+        for w_pos, w_loops, w in self.writes.get(view, []):  # a write through the view
+            if self.alive(view, src, pos, loops, w_pos, w_loops):
+                self.refuse(view, src, w, s)
+        if view in self.writes:
+            self.copy_or_refuse(view, src, s)
+        for w_pos, w_loops, w in self.writes.get(src, []):  # a write the view would see
+            for u_pos, u_loops in self.uses.get(view, []):
+                if self.alive(view, src, pos, loops, w_pos, w_loops) and \
+                        _reaches(w_pos, w_loops, u_pos, u_loops) and \
+                        not self.defined(view, w_pos, w_loops, u_pos, u_loops):
+                    self.refuse(src, view, w, s)
+        if src in self.writes:
+            self.copy_or_refuse(view, src, s)
+
+    def alive(self, view, src, pos, loops, at, at_loops):
+        """Whether `view` and `src` may still share memory when control reaches `at`."""
+        return _reaches(pos, loops, at, at_loops) and not \
+            self.defined(view, pos, loops, at, at_loops) and not \
+            self.defined(src, pos, loops, at, at_loops)
+
+    def defined(self, name, a, a_loops, b, b_loops):
+        """Whether `name` is assigned on every way from position a to position b (as far
+        as program order tells: strictly between them, wrapping around a shared loop)."""
+        if a < b:
+            spans = [(a, b)]
+        else:
+            common = [loop for loop in a_loops if loop in b_loops]
+            if not common:
+                return False
+            start, end = self.spans[common[-1]]
+            spans = [(a, end + 1), (start - 1, b)]
+        return any(lo < d < hi for d in self.defs.get(name, []) for lo, hi in spans)
+
+    def copy_or_refuse(self, view, src, s):
+        if isinstance(s.targets[0], gast.Name) and not isinstance(
+                self.ctx.kinds.get(view), TupleKind) and not (
+                isinstance(s.value, gast.Call) and
+                ir.dotted_text(s.value.func) in self.ctx.user_functions):
+            self.ctx.materialize.add(s)
+        else:
+            self.refuse(view, src, self.writes.get(view, self.writes.get(src))[0][2], s)
 
     def refuse(self, name, other, write, view_stmt):
         ctx = self.ctx
-        shown = other if not other.startswith("tmp") else "a view of it"
         raise ctx.fsrc.error(
-            f"`{name}` is written element by element while {_quote(shown)} may still see "
+            f"`{name}` is written element by element while {_shown(other)} may still see "
             "its memory", write,
             f"take an independent array with `.copy()` on line {ctx.fsrc.line(view_stmt)}",
             UnsupportedError)
 
 
-def _quote(name):
-    return name if name.startswith("a view") else f"`{name}`"
+def _shown(name):
+    return "a view of it" if name.startswith("tmp") else f"`{name}`"
+
+
+def _reaches(a, a_loops, b, b_loops):
+    """Whether control at position a can later be at position b."""
+    return a < b or any(loop in b_loops for loop in a_loops)
 
 
 def _reads(s):

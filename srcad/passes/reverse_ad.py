@@ -93,6 +93,9 @@ class ReverseAD:
                 out.append(ir.if_(s.test, self.forward(s.body, depth) or [gast.Pass()],
                                   self.forward(s.orelse, depth), like=s))
             elif isinstance(s, gast.For):
+                if s in self.ctx.saved_loop_vars:
+                    i = s.target.id
+                    out += self.push(self.stack(i, self.ctx.kinds[i]), i)
                 body = self.forward(s.body, depth + 1)
                 bound = self.ctx.loops[s][3]
                 reserve = self.reserves(s.body, f"{bound} * ")
@@ -153,6 +156,8 @@ class ReverseAD:
     def reserves(self, body, times):
         counts = {}
         for s in ir.walk_no_loops(body):
+            if s in self.ctx.saved_loop_vars:
+                counts[s.target.id] = counts.get(s.target.id, 0) + 1
             if not isinstance(s, gast.Assign):
                 continue
             keys = [t for t in self.value_push(s) if not self.ctx.kinds[t].ndim]
@@ -192,6 +197,8 @@ class ReverseAD:
             elif isinstance(s, (gast.For, gast.While)):
                 out += self.reverse_loop(s) + after_loop
                 after_loop = []
+                if s in self.ctx.saved_loop_vars:
+                    out += self.pop(self.stacks[s.target.id], s.target.id)
         return out
 
     def commented(self, s, block):
@@ -338,7 +345,7 @@ class ReverseAD:
         for node in gast.walk(gast.Module(body=self.ctx.fnode.body, type_ignores=[])):
             if isinstance(node, gast.Name) and node.id in loop_vars and id(node) not in inside:
                 names_.add(node.id)
-        return names_
+        return names_ | {loop.target.id for loop in self.ctx.saved_loop_vars}
 
     def final_values(self):
         assigned = self.assigned() | self.ctx.written
@@ -376,6 +383,8 @@ class ReverseAD:
         slots = self.tape_layout()
         from codegen import to_source
         result = to_source(gast.Expr(value=self.result)).strip()
+        if isinstance(self.result, gast.Tuple) and not result.startswith("("):
+            result = f"({result})"
         tape = "(" + ", ".join(slots) + ("," if len(slots) == 1 else "") + ")"
         ret = _stmts(f"return {result}, {tape}")
         return self.function(self.fwd_name, self.params, pre + body + ret)
@@ -397,6 +406,9 @@ class ReverseAD:
     def reserves_top(self, body):
         counts = {}
         for s in ir.walk_no_loops(body):
+            if s in self.ctx.saved_loop_vars:
+                buf = self.stack(s.target.id, self.ctx.kinds[s.target.id]).buf
+                counts[buf] = counts.get(buf, 0) + 1
             if isinstance(s, gast.Assign):
                 for t in self.value_push(s):
                     if t in self.stacks:

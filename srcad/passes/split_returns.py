@@ -44,20 +44,39 @@ class SplitReturns:
         if only_final or not _has_return(body):
             return fnode
         self.flag = self.ctx.namer.fresh("returned", numbered=False)
-        self.value = self.ctx.namer.fresh("retval", numbered=False)
+        self.width = self.tuple_width(fnode)
+        if self.width:
+            self.values = [self.ctx.namer.fresh(f"retval{k + 1}_", numbered=False)
+                           for k in range(self.width)]
+            result = gast.Tuple(elts=[ir.name(v) for v in self.values], ctx=gast.Load())
+        else:
+            self.values = [self.ctx.namer.fresh("retval", numbered=False)]
+            result = ir.name(self.values[0])
         new_body = self.block(body, in_loop=False)
         first = body[0]
         fnode.body = ([ir.assign(self.flag, ir.const(False), like=first)] + new_body
-                      + [gast.copy_location(gast.Return(value=ir.name(self.value)), body[-1])])
+                      + [gast.copy_location(gast.Return(value=result), body[-1])])
         return fnode
+
+    def tuple_width(self, fnode):
+        """n if the function returns n-tuples (`return a, b`), else 0."""
+        returns = [n for n in gast.walk(fnode) if isinstance(n, gast.Return)]
+        widths = {len(r.value.elts) if isinstance(r.value, gast.Tuple) else 0 for r in returns}
+        if len(widths) > 1:
+            raise self.ctx.fsrc.error(
+                "the function returns tuples of different lengths, or a tuple and a "
+                "non-tuple", next(r for r in returns if isinstance(r.value, gast.Tuple)),
+                "return the same number of values everywhere")
+        return widths.pop()
 
     def block(self, stmts, in_loop):
         out = []
         for idx, stmt in enumerate(stmts):
             if isinstance(stmt, gast.Return):
                 value = stmt.value if stmt.value is not None else ir.const(None)
-                out += [ir.assign(self.value, value, like=stmt),
-                        ir.assign(self.flag, ir.const(True), like=stmt)]
+                parts = value.elts if self.width else [value]
+                out += [ir.assign(v, p, like=stmt) for v, p in zip(self.values, parts)]
+                out.append(ir.assign(self.flag, ir.const(True), like=stmt))
                 if in_loop:
                     out.append(gast.copy_location(gast.Break(), stmt))
                 return out

@@ -66,6 +66,7 @@ class TapeNeeds:
                       if (defs.get(v, 0) > 1 or v in in_loop) and v not in ctx.no_push
                       and v not in recomputed}
         ctx.elem_saved = written & values
+        ctx.saved_loop_vars = self.saved_loop_vars(fnode, defs)
         ctx.fresh_defs = self.fresh_defs(fnode)
         ctx.pushed -= {s.targets[0].id for s in ctx.fresh_defs if defs.get(s.targets[0].id) == 1}
         return fnode
@@ -141,6 +142,23 @@ class TapeNeeds:
             return text not in self.ctx.user_functions and not any(
                 isinstance(a, gast.Name) and a.id in written for a in op.args)
         return False
+
+    def saved_loop_vars(self, fnode, defs):
+        """`for i in ...` loops whose `i` the reverse sweep must put back after replaying
+        them: `i` is needed and also set elsewhere, or read outside the loop."""
+        loops = [s for s, _ in statements(fnode.body) if isinstance(s, gast.For)]
+        saved = set()
+        for loop in loops:
+            i = loop.target.id
+            if i not in self.ctx.needed:
+                continue
+            inside = {id(n) for n in gast.walk(loop)}
+            outside_read = any(isinstance(n, gast.Name) and n.id == i and id(n) not in inside
+                               for n in gast.walk(fnode))
+            headers = sum(1 for other in loops if other.target.id == i)
+            if outside_read or headers > 1 or defs.get(i, 0):
+                saved.add(loop)
+        return saved
 
     def fresh_defs(self, fnode):
         """Top-level assignments that are a name's first mention in the body."""

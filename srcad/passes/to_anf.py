@@ -1,4 +1,6 @@
 """ToANF: one operation per statement, every operand a name or a constant."""
+import copy
+import inspect
 import math
 import numbers
 import types
@@ -6,13 +8,14 @@ import types
 import gast
 import numpy as np
 
+from srcad import runtime as rt
 from srcad.errors import NoRuleError, UnsupportedError
 from srcad.passes import ir
 from srcad.rules import registry
 
 _METHODS = {"sum": np.sum, "mean": np.mean, "prod": np.prod, "max": np.max, "min": np.min,
             "reshape": np.reshape, "ravel": np.ravel, "copy": np.copy, "dot": np.dot,
-            "transpose": np.transpose, "flatten": np.ravel}
+            "transpose": np.transpose, "flatten": rt.flatten}
 _ATTRS = {"shape", "size", "ndim"}
 
 
@@ -112,6 +115,8 @@ class ToANF:
             raise self.error("a loop target must be one name", node,
                              "loop over an index: `for i in range(len(xs)):`")
         it = node.iter
+        if isinstance(it, (gast.Tuple, gast.List)):
+            return self.unrolled(node)
         if isinstance(it, gast.Call) and ir.dotted_text(it.func) == "range" \
                 and self.resolve.lookup("range") is range:
             if it.keywords or not 1 <= len(it.args) <= 3:
@@ -135,7 +140,25 @@ class ToANF:
                         type_comment=None)
         return pre + [gast.copy_location(loop, node)]
 
+    def unrolled(self, node):
+        """`for v in (a, b): body` as `v = a; body; v = b; body`."""
+        if any(isinstance(n, (gast.Break, gast.Continue)) for s in node.body
+               for n in gast.walk(s)):
+            raise self.error("`break`/`continue` in a loop over a tuple is not supported", node,
+                             "loop over an index, or over an array")
+        out = []
+        for elt in node.iter.elts:
+            out += self.stmt_Assign(ir.assign(node.target.id, elt, like=node))
+            out += self.block([copy.deepcopy(s) for s in node.body])
+        return out
+
     def stmt_Assign(self, node):
+        out = self.assign(node)
+        if node in getattr(self.ctx, "augmented", ()) and out:  # `x += e`: the rebinding
+            self.ctx.augmented.add(out[-1])
+        return out
+
+    def assign(self, node):
         if len(node.targets) != 1:
             pre, value = self.atom(node.value)
             return pre + [s for t in node.targets
@@ -180,9 +203,13 @@ class ToANF:
                 and op.func.id in self.ctx.user_functions
             if user_call:
                 if all(isinstance(t, gast.Name) for t in names):
-                    stmt = ir.assign(gast.Tuple(elts=[ir.name(t.id, True) for t in names],
+                    read = {n.id for n in gast.walk(op) if isinstance(n, gast.Name)}
+                    outs = [self.tmp() if t.id in read else t.id for t in names]
+                    stmt = ir.assign(gast.Tuple(elts=[ir.name(o, True) for o in outs],
                                                 ctx=gast.Store()), op, like=node)
-                    return pre + [stmt]
+                    copies = [ir.assign(t.id, ir.name(o), like=node)
+                              for t, o in zip(names, outs) if o != t.id]
+                    return pre + [stmt] + copies
             tup = self.tmp()
             pre.append(ir.assign(tup, op, like=node))
             atoms = []
@@ -385,6 +412,9 @@ class ToANF:
                         else self.atom(a))
             pre += more
             atoms.append(at)
+        if resolved in self.ctx.user_functions:
+            more, call = self.user_call_args(resolved, atoms, expr)
+            return pre + more, call
         keywords = []
         for kw in expr.keywords:
             if kw.arg is None:
@@ -394,6 +424,34 @@ class ToANF:
             pre += more
             keywords.append(gast.keyword(arg=kw.arg, value=at))
         return pre, gast.Call(func=ir.dotted(resolved), args=atoms, keywords=keywords)
+
+    def user_call_args(self, name, atoms, expr):
+        """([], call) with every parameter of the user's function passed by position:
+        keywords placed, defaults (constants) filled in."""
+        fn = self.ctx.user_functions[name]
+        params = list(inspect.signature(fn).parameters.values())
+        pre, slots = [], list(atoms) + [None] * (len(params) - len(atoms))
+        if len(atoms) > len(params):
+            raise self.error(f"`{name}` takes {len(params)} arguments, {len(atoms)} given",
+                             self.stmt_line)
+        for kw in expr.keywords:
+            names_ = [p.name for p in params]
+            if kw.arg not in names_ or slots[names_.index(kw.arg)] is not None:
+                raise self.error(f"`{name}` got an unexpected keyword `{kw.arg}`", self.stmt_line)
+            more, at = self.atom(kw.value)
+            pre += more
+            slots[names_.index(kw.arg)] = at
+        for k, p in enumerate(params):
+            if slots[k] is None:
+                default = p.default
+                if default is inspect.Parameter.empty:
+                    raise self.error(f"`{name}` is missing its argument `{p.name}`",
+                                     self.stmt_line)
+                if not isinstance(default, (bool, int, float, type(None))):
+                    raise self.error(f"the default value of `{p.name}` in `{name}` is not a "
+                                     "number", self.stmt_line, "pass it explicitly")
+                slots[k] = ir.const(float(default) if isinstance(default, float) else default)
+        return pre, gast.Call(func=ir.dotted(name), args=slots, keywords=[])
 
     def callee(self, text):
         obj = self.resolve.lookup(text)

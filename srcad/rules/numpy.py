@@ -116,15 +116,20 @@ def minimum(ans, x, y):
 
 @adjoint(np.clip, kind=ty.same)
 def clip(ans, x, a_min, a_max):
-    d[x] += rt.select((x >= a_min) & (x <= a_max), d[ans], 0.0)
+    d[x] += rt.select(rt.within(x, a_min, a_max), d[ans], 0.0)
     d[a_min] += rt.select(x < a_min, d[ans], 0.0)
-    d[a_max] += rt.select((x > a_max) & (x >= a_min), d[ans], 0.0)
+    d[a_max] += rt.select((x > a_max) & rt.within(x, a_min, None), d[ans], 0.0)
 
 
 @adjoint(np.where, kind=ty.elementwise)
 def where(ans, condition, x, y):
     d[x] += rt.select(condition, d[ans], 0.0)
     d[y] += rt.select(condition, 0.0, d[ans])
+
+
+@adjoint(np.array, kind=ty.join_arrays(1), broadcast=False)
+def array(ans, arrays):
+    d[arrays] += d[ans]  # a sequence: each element gets its slice of d[ans]
 
 
 @adjoint(np.float64, kind=ty.to_float)
@@ -190,6 +195,11 @@ def reshape(ans, x, shape):
 
 @adjoint(np.ravel, kind=ty.ravel, broadcast=False)
 def ravel(ans, x):
+    d[x] += rt.reshape(d[ans], x.shape)
+
+
+@adjoint(rt.flatten, kind=ty.ravel, broadcast=False, name="rt.flatten")
+def flatten(ans, x):
     d[x] += rt.reshape(d[ans], x.shape)
 
 

@@ -153,6 +153,8 @@ def join_arrays(extra):
 
     def kind(k, c):
         seq = k["arrays"]
+        if isinstance(seq, Kind):  # np.array(x) of an array: a copy
+            return seq
         items = seq.items if isinstance(seq, TupleKind) else ()
         if not items:
             return Kind("f", 1 + extra)
