@@ -15,6 +15,12 @@ class Stack:
 
     def __init__(self, buf, top, kind, is_list):
         self.buf, self.top, self.kind, self.is_list = buf, top, kind, is_list
+        self.checked = False  # grown at each push (pushed at several loop levels)
+
+
+def _is_exit(stmt):
+    return isinstance(stmt, gast.If) and len(stmt.body) == 1 and \
+        isinstance(stmt.body[0], gast.Break)
 
 
 def _affine(start, k, step):
@@ -59,12 +65,14 @@ class ReverseAD:
                                    numbered=False)
             is_list = kind is None or getattr(kind, "ndim", 1) > 0 or not hasattr(kind, "dtype")
             self.stacks[key] = Stack(buf, top, kind, is_list)
+            self.stacks[key].checked = key in getattr(self, "mixed", ())
         return self.stacks[key]
 
     def push(self, st, value):
         if st.is_list:
             return _stmts(f"{st.buf}.append({value})")
-        return _stmts(f"{st.buf}[{st.top}] = {value}\n{st.top} += 1")
+        grow = f"{st.buf} = rt.reserve({st.buf}, {st.top} + 1)\n" if st.checked else ""
+        return _stmts(f"{grow}{st.buf}[{st.top}] = {value}\n{st.top} += 1")
 
     def pop(self, st, target, copy_array=False):
         suffix = ".copy()" if copy_array else ""
@@ -98,7 +106,11 @@ class ReverseAD:
                     out += self.push(self.stack(i, self.ctx.kinds[i]), i)
                 body = self.forward(s.body, depth + 1)
                 bound = self.ctx.loops[s][3]
-                reserve = self.reserves(s.body, f"{bound} * ")
+                reserve = self.reserves(s.body, f"{bound} * ", s)
+                if s in self.ctx.loop_var_changed:  # save i as each iteration leaves it
+                    i = s.target.id
+                    end = len(body) - 1 if body and _is_exit(body[-1]) else len(body)
+                    body[end:end] = self.push(self.stack(i, self.ctx.kinds[i]), i)
                 loop = gast.For(target=s.target, iter=s.iter, body=body or [gast.Pass()], orelse=[],
                                 type_comment=None)
                 out += reserve + [gast.copy_location(loop, s)]
@@ -153,10 +165,12 @@ class ReverseAD:
             value=target.value, slice=target.slice, ctx=gast.Load()))).strip()
         return text + ".copy()" if self.ctx.item_kinds[s].ndim else text
 
-    def reserves(self, body, times):
+    def reserves(self, body, times, loop=None):
         counts = {}
+        if loop in self.ctx.loop_var_changed and loop.target.id not in self.mixed:
+            counts[loop.target.id] = 1
         for s in ir.walk_no_loops(body):
-            if s in self.ctx.saved_loop_vars:
+            if s in self.ctx.saved_loop_vars and s.target.id not in self.mixed:
                 counts[s.target.id] = counts.get(s.target.id, 0) + 1
             if not isinstance(s, gast.Assign):
                 continue
@@ -166,7 +180,8 @@ class ReverseAD:
                     and not self.ctx.item_kinds[s].ndim:
                 keys.append(("item", s))
             for key in keys:
-                counts[key] = counts.get(key, 0) + 1
+                if key not in self.mixed:
+                    counts[key] = counts.get(key, 0) + 1
         out = []
         for key, n in counts.items():
             st = self.stacks.get(key)
@@ -226,7 +241,10 @@ class ReverseAD:
         if isinstance(s, gast.For):
             i = s.target.id
             rng = f"range({trip} - 1, -1, -1)"
-            body = _stmts(f"{i} = {_affine(start, k, step)}") + body
+            if s in self.ctx.loop_var_changed:
+                body = self.pop(self.stacks[i], i) + body
+            else:
+                body = _stmts(f"{i} = {_affine(start, k, step)}") + body
         else:
             rng = f"range({trip})"
         loop = gast.For(target=ir.name(k, store=True), iter=_stmts(rng)[0].value, body=body,
@@ -323,6 +341,7 @@ class ReverseAD:
             raise self.ctx.fsrc.error("the function must end by returning its value",
                                       fnode, "add a `return`")
         self.top_level = set(body)
+        self.mixed = self.mixed_levels(body)
         self.counted_trips = {trip for trip, _, _, bound in self.ctx.loops.values()
                               if trip != bound}
         self.last_line = None
@@ -389,6 +408,32 @@ class ReverseAD:
         ret = _stmts(f"return {result}, {tape}")
         return self.function(self.fwd_name, self.params, pre + body + ret)
 
+    def mixed_levels(self, body):
+        """Scalar stacks pushed at more than one loop level. Reserving room at loop entry
+        would let an inner loop use up room an outer one counted on, so these grow at each
+        push instead."""
+        owners = {}
+
+        def visit(stmts, loop):
+            for s in ir.walk_no_loops(stmts):
+                keys = []
+                if isinstance(s, gast.Assign):
+                    keys += self.value_push(s)
+                    t = s.targets[0]
+                    if isinstance(t, gast.Subscript) and t.value.id in self.ctx.elem_saved:
+                        keys.append(("item", s))
+                if s in self.ctx.saved_loop_vars:
+                    keys.append(s.target.id)
+                if s in self.ctx.loop_var_changed:
+                    owners.setdefault(s.target.id, set()).add(s)
+                for key in keys:
+                    owners.setdefault(key, set()).add(loop)
+                if isinstance(s, (gast.For, gast.While)):
+                    visit(s.body, s)
+
+        visit(body, None)
+        return {key for key, loops in owners.items() if len(loops) > 1}
+
     def may_be_views(self):
         """Variables assigned a slice, a transpose or a reshape of another array."""
         out = set()
@@ -406,7 +451,7 @@ class ReverseAD:
     def reserves_top(self, body):
         counts = {}
         for s in ir.walk_no_loops(body):
-            if s in self.ctx.saved_loop_vars:
+            if s in self.ctx.saved_loop_vars and s.target.id not in self.mixed:
                 buf = self.stack(s.target.id, self.ctx.kinds[s.target.id]).buf
                 counts[buf] = counts.get(buf, 0) + 1
             if isinstance(s, gast.Assign):

@@ -67,6 +67,11 @@ class TapeNeeds:
                       and v not in recomputed}
         ctx.elem_saved = written & values
         ctx.saved_loop_vars = self.saved_loop_vars(fnode, defs)
+        ctx.loop_var_changed = {
+            loop for loop, _ in statements(fnode.body)
+            if isinstance(loop, gast.For) and loop.target.id in ctx.needed and any(
+                isinstance(n, gast.Name) and n.id == loop.target.id and
+                isinstance(n.ctx, gast.Store) for s in loop.body for n in gast.walk(s))}
         ctx.fresh_defs = self.fresh_defs(fnode)
         ctx.pushed -= {s.targets[0].id for s in ctx.fresh_defs if defs.get(s.targets[0].id) == 1}
         return fnode
@@ -103,7 +108,10 @@ class TapeNeeds:
                 continue
             changed = {n.id for n in gast.walk(loop)
                        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
-            stable = set() if isinstance(loop, gast.While) else {loop.target.id}
+            inner = {n.id for s in loop.body for n in gast.walk(s)
+                     if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+            stable = set() if isinstance(loop, gast.While) or loop.target.id in inner \
+                else {loop.target.id}
             chosen = []
             for s in loop.body:
                 if not isinstance(s, gast.Assign) or not isinstance(s.targets[0], gast.Name):

@@ -401,6 +401,11 @@ class ToANF:
                     args = [args[0], gast.Tuple(elts=args[1:], ctx=gast.Load())]
             else:
                 resolved = self.callee(text)
+            if resolved == "math.log" and len(args) == 2 and not expr.keywords:
+                def log(a):
+                    return gast.Call(func=ir.dotted("math.log"), args=[a], keywords=[])
+                return self.op_BinOp(gast.BinOp(left=log(args[0]), op=gast.Div(),
+                                                right=log(args[1])))
             if resolved in ("min", "max") and len(args) > 2 and not expr.keywords:
                 inner = gast.Call(func=expr.func, args=args[:-1], keywords=[])
                 args = [inner, args[-1]]
