@@ -52,19 +52,33 @@ class Context:
             FLOAT if isinstance(v, float) else NONE
 
 
-def normalize(ctx):
-    """Passes that do not depend on argument kinds: syntax to one op per statement."""
-    fnode = ctx.fsrc.node
-    for name, step in [
-        ("CheckSupported", lambda f: (CheckSupported(ctx.fsrc), f)[1]),
-        ("ResolveNames", lambda f: (setattr(ctx, "resolve", ResolveNames(ctx.fsrc)), f)[1]),
+def normalize_steps(ctx):
+    """The passes that do not depend on argument kinds, in order, as (name, tree -> tree)."""
+
+    def check(f):
+        CheckSupported(ctx.fsrc)
+        return f
+
+    def resolve(f):
+        ctx.resolve = ResolveNames(ctx.fsrc)
+        return f
+
+    return [
+        ("CheckSupported", check),
+        ("ResolveNames", resolve),
         ("RenameReserved", lambda f: RenameReserved(ctx).run(f)),
         ("ExpandAugAssign", lambda f: ExpandAugAssign(ctx).visit(f)),
         ("SplitReturns", lambda f: SplitReturns(ctx).run(f)),
         ("ToANF", lambda f: ToANF(ctx).run(f)),
         ("LowerLoopExits", lambda f: LowerLoopExits(ctx).run(f)),
         ("RecordControl", lambda f: RecordControl(ctx).run(f)),
-    ]:
+    ]
+
+
+def normalize(ctx):
+    """Syntax to one operation per statement (see `normalize_steps`)."""
+    fnode = ctx.fsrc.node
+    for name, step in normalize_steps(ctx):
         fnode = _run(ctx, name, step, fnode)
     ctx.fnode = fnode
     return fnode

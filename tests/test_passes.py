@@ -20,13 +20,7 @@ from srcad.kinds import BOOL, FLOAT, INT, Kind, TupleKind
 from srcad.passes import ir
 from srcad.passes.check_supported import CheckSupported
 from srcad.passes.expand_aug_assign import ExpandAugAssign
-from srcad.passes.lower_loop_exits import LowerLoopExits
-from srcad.passes.record_control import RecordControl
-from srcad.passes.rename_reserved import RenameReserved
-from srcad.passes.resolve_names import ResolveNames
-from srcad.passes.split_returns import SplitReturns
-from srcad.passes.to_anf import ToANF
-from srcad.pipeline import Context, analyze, normalize
+from srcad.pipeline import Context, analyze, normalize, normalize_steps
 from srcad.program import Program
 from srcad.source import FunctionSource
 
@@ -39,25 +33,7 @@ F1, F2 = Kind("f", 1), Kind("f", 2)
 
 def _steps(ctx):
     """The normalize passes, in the pipeline's order, as `(name, tree -> tree)`."""
-
-    def resolve(f):
-        ctx.resolve = ResolveNames(ctx.fsrc)
-        return f
-
-    def check(f):
-        CheckSupported(ctx.fsrc)
-        return f
-
-    return [
-        ("CheckSupported", check),
-        ("ResolveNames", resolve),
-        ("RenameReserved", lambda f: RenameReserved(ctx).run(f)),
-        ("ExpandAugAssign", lambda f: ExpandAugAssign(ctx).visit(f)),
-        ("SplitReturns", lambda f: SplitReturns(ctx).run(f)),
-        ("ToANF", lambda f: ToANF(ctx).run(f)),
-        ("LowerLoopExits", lambda f: LowerLoopExits(ctx).run(f)),
-        ("RecordControl", lambda f: RecordControl(ctx).run(f)),
-    ]
+    return normalize_steps(ctx)
 
 
 TRANSFORMS = ["ExpandAugAssign", "SplitReturns", "ToANF", "LowerLoopExits", "RecordControl"]
