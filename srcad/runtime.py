@@ -58,6 +58,62 @@ def _select(c, a, b):
     return lambda c, a, b: a if c else b
 
 
+def _pow_dx_scalar(x, y):
+    if y == 0:
+        return 0.0
+    if x == 0.0:
+        if y > 1:
+            return 0.0
+        return 1.0 if y == 1 else y * math.inf
+    return y * float(x) ** (y - 1)
+
+
+def pow_dx(x, y):
+    """d(x ** y)/dx = y * x ** (y - 1): 0 for y == 0, and at x == 0 the limit (0 for
+    y > 1, 1 for y == 1, infinite below) rather than an error."""
+    if np.ndim(x) or np.ndim(y):
+        x, y = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(y, dtype=float))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = y * np.power(x, y - 1)
+        out[y == 0] = 0.0
+        out[(x == 0) & (y > 1)] = 0.0
+        out[(x == 0) & (y == 1)] = 1.0
+        return out
+    return _pow_dx_scalar(x, y)
+
+
+_pow_dx_jit = register_jitable(_pow_dx_scalar)
+
+
+@_jit_version(pow_dx)
+def _pow_dx(x, y):
+    if not (_is_array(x) or _is_array(y)):
+        return lambda x, y: _pow_dx_jit(x, y)
+    if not _is_array(y):
+        def impl_x(x, y):
+            out = np.empty(x.shape)
+            for idx in np.ndindex(x.shape):
+                out[idx] = _pow_dx_jit(x[idx], y)
+            return out
+        return impl_x
+    if not _is_array(x):
+        def impl_y(x, y):
+            out = np.empty(y.shape)
+            for idx in np.ndindex(y.shape):
+                out[idx] = _pow_dx_jit(x, y[idx])
+            return out
+        return impl_y
+
+    def impl(x, y):
+        xb, yb = np.broadcast_arrays(x * 1.0, y * 1.0)
+        out = np.empty(xb.shape)
+        for idx in np.ndindex(xb.shape):
+            out[idx] = _pow_dx_jit(xb[idx], yb[idx])
+        return out
+
+    return impl
+
+
 def log_or_zero(x):
     """log(x) where x > 0, else 0 (the `d/dy x**y` factor; 0 where x**y has no slope in y)."""
     if np.ndim(x):
@@ -479,3 +535,18 @@ def _take_written(d, index):
 def flatten(x):
     """x.flatten(): a 1-d copy."""
     return np.ravel(x).copy()
+
+
+def strong(g, value):
+    """`value` where the cotangent `g` is nonzero, else 0: a cotangent that a mask set to
+    zero stays zero through the operation (0 * inf and 0 * nan count as 0)."""
+    if np.ndim(g) or np.ndim(value):
+        return np.where(g == 0.0, 0.0, value)
+    return 0.0 if g == 0.0 else value
+
+
+@_jit_version(strong)
+def _strong(g, value):
+    if _is_array(g) or _is_array(value):
+        return lambda g, value: np.where(g == 0.0, 0.0, value)
+    return lambda g, value: 0.0 if g == 0.0 else value

@@ -334,6 +334,8 @@ NONDIFF_CASES = [
     Case(np.ones_like, "np.sum(x * 0.0 + np.ones_like(x))", {"x": _X}),
     Case(np.empty_like, "np.sum(x * 0.0) + np.empty_like(x).shape[0]", {"x": _X}),
     Case(np.full, "np.sum(x * 0.0 + np.full(x.shape[0], 2.0))", {"x": _X}),
+    Case(np.eye, "np.sum(x * 0.0 + np.eye(x.shape[0]))", {"x": _X}),
+    Case(np.identity, "np.sum(x * 0.0 + np.identity(x.shape[0]))", {"x": _X}),
     Case(np.arange, "np.sum(x * 0.0 + np.arange(x.shape[0]))", {"x": _X}),
     Case(np.arange, "x * 0.0 + np.sum(np.arange(x))", {"x": 3.4}, label="float-stop"),
     Case(np.linspace, "np.sum(x * 0.0 + np.linspace(0.0, 1.0, x.shape[0]))", {"x": _X}),

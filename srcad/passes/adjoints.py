@@ -5,7 +5,7 @@ import gast
 
 from codegen import fill
 from srcad.passes import ir
-from srcad.passes.activity import bound_args
+from srcad.passes.activity import bound_args, names, statements
 
 
 def _replace_d(node, bound, ans):
@@ -19,6 +19,13 @@ def _replace_d(node, bound, ans):
             return self.generic_visit(sub)
 
     return Swap().visit(copy.deepcopy(node))
+
+
+def _is_d_ans(value, d_ans):
+    """Whether an adjoint contribution is the cotangent itself, or minus it."""
+    if isinstance(value, gast.UnaryOp):
+        value = value.operand
+    return isinstance(value, gast.Name) and value.id == d_ans
 
 
 class Adjoints:
@@ -63,6 +70,32 @@ class Adjoints:
             return []
         return self.instantiate(rule, t, bound)
 
+    def masked(self):
+        """Variables whose cotangent may be zero because a mask (`np.where`, `maximum`,
+        `minimum`, `clip`, `max`, `min`) routed nothing to them, and the variables computed
+        on the way to them: their adjoints treat a zero cotangent as a strong zero."""
+        if getattr(self.ctx, "masked", None) is not None:
+            return self.ctx.masked
+        masking = {"np.where", "np.maximum", "np.minimum", "np.clip", "max", "min"}
+        masked, defs = set(), []
+        for s, _ in statements(self.ctx.fnode.body):
+            if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
+                rule, bound = bound_args(s.value, self.ctx)
+                operands = names([bound[p] for p in rule.diff if bound.get(p) is not None]) \
+                    if rule is not None else []
+                if rule is not None and rule.name in masking:
+                    masked |= set(operands)
+                defs.append((s.targets[0].id, operands))
+        changed = True
+        while changed:
+            changed = False
+            for t, operands in defs:
+                if t in masked and not set(operands) <= masked:
+                    masked |= set(operands)
+                    changed = True
+        self.ctx.masked = masked
+        return masked
+
     def instantiate(self, rule, t, bound):
         repl = {}
         for p in rule.params[1:]:
@@ -78,6 +111,9 @@ class Adjoints:
             if isinstance(atom, (gast.Tuple, gast.List)):
                 out += self.sequence(rule, t, atom, bound)
             elif self.is_active(atom):
+                if rule.broadcast and t in self.masked() and \
+                        not _is_d_ans(value, self.ctx.d(t)):
+                    value = ir.call("rt.strong", ir.name(self.ctx.d(t)), value)
                 out.append(self.accumulate(atom, value, self.ctx.kinds[t], rule.broadcast))
         return out
 

@@ -59,6 +59,8 @@ class CheckAliases:
             if s in getattr(ctx, "augmented", ()) and isinstance(t, gast.Name):
                 augmented.append((t.id, pos, loops, s))
         ctx.materialize = set()
+        views = _closure(views)
+        self.views = views
         for view, src, pos, loops, s in views:
             self.check(view, src, pos, loops, s)
         for name, a_pos, a_loops, s in augmented:
@@ -132,7 +134,10 @@ class CheckAliases:
 
     def check(self, view, src, pos, loops, s):
         for w_pos, w_loops, w in self.writes.get(view, []):  # a write through the view
-            if self.alive(view, src, pos, loops, w_pos, w_loops):
+            if self.alive(view, src, pos, loops, w_pos, w_loops) and any(
+                    _reaches(w_pos, w_loops, u, u_loops) and
+                    not self.defined(src, w_pos, w_loops, u, u_loops)
+                    for u, u_loops in self.uses.get(src, [])):
                 self.refuse(view, src, w, s)
         if view in self.writes:
             self.copy_or_refuse(view, src, s)
@@ -173,13 +178,42 @@ class CheckAliases:
         else:
             self.refuse(view, src, self.writes.get(view, self.writes.get(src))[0][2], s)
 
+    def user_name(self, name):
+        """The user's variable behind a temporary that ToANF introduced."""
+        seen = set()
+        while name.startswith("tmp") and name not in seen:
+            seen.add(name)
+            nxt = [src for v, src, *_ in self.views if v == name] + \
+                  [v for v, src, *_ in self.views if src == name and not v.startswith("tmp")]
+            if not nxt:
+                break
+            name = nxt[0]
+        return name
+
     def refuse(self, name, other, write, view_stmt):
         ctx = self.ctx
+        other = self.user_name(other)
         raise ctx.fsrc.error(
             f"`{name}` is written element by element while {_shown(other)} may still see "
             "its memory", write,
             f"take an independent array with `.copy()` on line {ctx.fsrc.line(view_stmt)}",
             UnsupportedError)
+
+
+def _closure(views):
+    """Add `v` as a view of `x` wherever `v` views `t` and `t` views `x`."""
+    out = list(views)
+    pairs = {(v, src) for v, src, *_ in out}
+    changed = True
+    while changed:
+        changed = False
+        for v, src, pos, loops, s in list(out):
+            for v2, src2, *_ in list(out):
+                if v2 == src and src2 != v and (v, src2) not in pairs:
+                    out.append((v, src2, pos, loops, s))
+                    pairs.add((v, src2))
+                    changed = True
+    return out
 
 
 def _shown(name):

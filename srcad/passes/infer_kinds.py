@@ -134,6 +134,8 @@ class InferKinds:
         return Kind("b", ndim)
 
     def kind_Attribute(self, e):
+        if ir.dotted_text(e) and ir.dotted_text(e).startswith("np."):
+            return OtherKind("dtype")
         k = self.expr(e.value)
         if k is None:
             return None

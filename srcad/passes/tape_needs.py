@@ -60,7 +60,11 @@ class TapeNeeds:
             if any(n in active for n in targets(s)):
                 values |= self.reads(s, targets(s))
         arrays = {v for v in active if ctx.kinds[v].is_array}
-        ctx.recompute, recomputed, operands = self.recomputable(fnode, defs, written)
+        all_defs = dict(defs)
+        for s, _ in statements(fnode.body):
+            if isinstance(s, gast.For):
+                all_defs[s.target.id] = all_defs.get(s.target.id, 0) + 1
+        ctx.recompute, recomputed, operands = self.recomputable(fnode, all_defs, written)
         ctx.needed = values | arrays | operands
         ctx.pushed = {v for v in ctx.needed
                       if (defs.get(v, 0) > 1 or v in in_loop) and v not in ctx.no_push

@@ -19,9 +19,15 @@ _METHODS = {"sum": np.sum, "mean": np.mean, "prod": np.prod, "max": np.max, "min
 _ATTRS = {"shape", "size", "ndim"}
 
 
+_LIBRARIES = ("numpy", "math", "scipy", "numba", "builtins", "srcad")
+
+
 def is_user_function(obj):
+    """A plain Python function of the user's (not one of NumPy's written in Python)."""
     fn = getattr(obj, "py_func", obj)
-    return isinstance(fn, types.FunctionType) and registry.lookup(obj) is None
+    module = (getattr(fn, "__module__", None) or "").split(".")[0]
+    return isinstance(fn, types.FunctionType) and registry.lookup(obj) is None \
+        and module not in _LIBRARIES
 
 
 class ToANF:
@@ -115,6 +121,9 @@ class ToANF:
             raise self.error("a loop target must be one name", node,
                              "loop over an index: `for i in range(len(xs)):`")
         it = node.iter
+        tup = self.global_tuple(it)
+        if tup is not None:
+            node.iter = it = tup
         if isinstance(it, (gast.Tuple, gast.List)):
             return self.unrolled(node)
         if isinstance(it, gast.Call) and ir.dotted_text(it.func) == "range" \
@@ -268,6 +277,18 @@ class ToANF:
             return ir.const(None)
         return None
 
+    def global_tuple(self, expr):
+        """A module-level tuple (or list) of numbers, as a tuple literal; else None."""
+        text = ir.dotted_text(expr)
+        if text is None or self.local(text.split(".")[0]):
+            return None
+        obj = self.resolve.lookup(text)
+        if isinstance(obj, (tuple, list)) and obj and all(
+                isinstance(v, numbers.Real) and not isinstance(v, np.ndarray) for v in obj):
+            return gast.Tuple(elts=[ir.const(float(v) if isinstance(v, float) else int(v))
+                                    for v in obj], ctx=gast.Load())
+        return None
+
     def op(self, expr):
         """Statements and one operation on atoms computing `expr`."""
         method = getattr(self, "op_" + type(expr).__name__, None)
@@ -286,6 +307,9 @@ class ToANF:
     def op_Name(self, expr):
         if self.local(expr.id):
             return [], ir.name(expr.id)
+        tup = self.global_tuple(expr)
+        if tup is not None:
+            return [], tup
         folded = self.constant(expr)
         if folded is not None:
             return [], folded
@@ -422,6 +446,9 @@ class ToANF:
             return pre + more, call
         keywords = []
         for kw in expr.keywords:
+            if kw.arg == "dtype":
+                keywords.append(gast.keyword(arg="dtype", value=self.dtype(kw.value)))
+                continue
             if kw.arg is None:
                 raise self.error("`**kwargs` in calls is not supported", self.stmt_line)
             more, at = (self.op_Tuple(kw.value) if isinstance(kw.value, (gast.Tuple, gast.List))
@@ -429,6 +456,18 @@ class ToANF:
             pre += more
             keywords.append(gast.keyword(arg=kw.arg, value=at))
         return pre, gast.Call(func=ir.dotted(resolved), args=atoms, keywords=keywords)
+
+    def dtype(self, node):
+        """A `dtype=` argument as the NumPy type it names (`float` is `np.float64`)."""
+        text = ir.dotted_text(node)
+        obj = self.resolve.lookup(text) if text else self.resolve.MISSING
+        kinds = {float: "np.float64", int: "np.int64", bool: "np.bool_"}
+        if obj in kinds:
+            return ir.dotted(kinds[obj])
+        if isinstance(obj, type) and issubclass(obj, np.generic):
+            return ir.dotted("np." + obj.__name__)
+        raise self.error("`dtype=` must name a type such as float, int, np.float64",
+                         self.stmt_line)
 
     def user_call_args(self, name, atoms, expr):
         """([], call) with every parameter of the user's function passed by position:

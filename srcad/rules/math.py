@@ -88,7 +88,7 @@ def atan2(ans, y, x):
 
 @adjoint(math.pow, kind=scalar_float)
 def pow(ans, x, y):
-    d[x] += d[ans] * y * math.pow(x, y - 1.0)
+    d[x] += d[ans] * rt.pow_dx(x, y)
     d[y] += d[ans] * ans * rt.log_or_zero(x)
 
 

@@ -98,7 +98,7 @@ def negative(ans, x):
 
 @adjoint(np.power, kind=ty.arith)
 def power(ans, x, y):
-    d[x] += d[ans] * y * x ** (y - 1)
+    d[x] += d[ans] * rt.pow_dx(x, y)
     d[y] += d[ans] * ans * rt.log_or_zero(x)
 
 
@@ -241,5 +241,8 @@ def linspace(ans, start, stop, num=50):
 def arange(ans, start, stop=None, step=None, dtype=None):
     d[start] += rt.arange_dstart(d[ans], stop)
     d[step] += np.sum(d[ans] * np.arange(ans.shape[0]))
+nondiff(np.eye, kind=ty.matrix, params=("ans", "N", "M", "k", "dtype"),
+        defaults={"M": None, "k": 0, "dtype": None})
+nondiff(np.identity, kind=ty.matrix, params=("ans", "n", "dtype"), defaults={"dtype": None})
 nondiff(np.shape, kind=lambda k, c: __import__("srcad.kinds").kinds.TupleKind(
     (ty.INT,) * k["x"].ndim))

@@ -33,7 +33,7 @@ def div(ans, x, y):
 
 @adjoint("op.Pow", kind=arith)
 def power(ans, x, y):
-    d[x] += d[ans] * y * x ** (y - 1)
+    d[x] += d[ans] * rt.pow_dx(x, y)
     d[y] += d[ans] * ans * rt.log_or_zero(x)
 
 

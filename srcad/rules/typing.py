@@ -123,6 +123,11 @@ def arange(k, c):
     return Kind(_dtype_arg(c, promote(*_kinds(k))), 1)
 
 
+def matrix(k, c):
+    """np.eye / np.identity: a 2-d array."""
+    return Kind(_dtype_arg(c, "f"), 2)
+
+
 def linspace(k, c):
     return Kind("f", 1)
 
