@@ -28,32 +28,55 @@ class Compiled:
         self.source = GeneratedSource(program.source(top))
         self.jit = jit
         self.on_jit_error = on_jit_error
+        self.forward_sweeps = 0  # how many times the forward sweep ran (for tests)
         self.plain = load_module(self.source, top.name, variant="_py")
         self.plain.List = list
+        for name, (fn, _) in program.externals.items():
+            setattr(self.plain, name, fn)
         self.module = self.plain
         if jit:
-            self.module = compile_module(load_module(self.source, top.name, variant="_jit"),
-                                         program.function_names())
+            module = load_module(self.source, top.name, variant="_jit")
+            for name, (fn, jitted) in program.externals.items():
+                setattr(module, name, jitted)
+            self.module = compile_module(module, program.function_names())
 
     def run(self, args, d_out=1.0):
+        """One forward sweep and one reverse sweep: (value, gradients)."""
+        out, tape = self.forward(args)
+        return out, self.reverse(args, tape, d_out)
+
+    def forward(self, args):
+        """(value, tape)."""
+        self.forward_sweeps += 1
+        module = self.module
         try:
-            fwd = getattr(self.module, self.top.fwd_name)
-            rev = getattr(self.module, self.top.rev_name)
-            out, tape = fwd(*args)
-            return out, rev(*args, tape, d_out)
+            return getattr(module, self.top.fwd_name)(*args)
         except typing_errors() as exc:
-            if self.module is self.plain:
-                raise
-            if self.on_jit_error == "raise":
-                raise SrcadError(f"Numba could not compile the gradient of "
-                                 f"`{self.top.name}`: {_first_line(exc)}",
-                                 hint="run with jit=False, or use functions Numba supports"
-                                 ) from exc
-            warnings.warn(f"Numba could not compile the gradient of `{self.top.name}`; "
-                          f"running it as plain Python/NumPy instead. Numba said: "
-                          f"{_first_line(exc)}", SrcadWarning, stacklevel=4)
-            self.module = self.plain
-            return self.run(args, d_out)
+            self.fall_back(module, exc)
+            return self.forward(args)
+
+    def reverse(self, args, tape, d_out):
+        """The gradients for cotangent `d_out`, from a tape of `forward(args)`."""
+        module = self.module
+        try:
+            return getattr(module, self.top.rev_name)(*args, tape, d_out)
+        except typing_errors() as exc:
+            self.fall_back(module, exc)
+            _, tape = self.forward(args)  # a tape the plain reverse sweep reads natively
+            return self.reverse(args, tape, d_out)
+
+    def fall_back(self, module, exc):
+        if module is self.plain:
+            raise exc
+        if self.on_jit_error == "raise":
+            raise SrcadError(f"Numba could not compile the gradient of "
+                             f"`{self.top.name}`: {_first_line(exc)}",
+                             hint="run with jit=False, or use functions Numba supports"
+                             ) from exc
+        warnings.warn(f"Numba could not compile the gradient of `{self.top.name}`; "
+                      f"running it as plain Python/NumPy instead. Numba said: "
+                      f"{_first_line(exc)}", SrcadWarning, stacklevel=5)
+        self.module = self.plain
 
 
 def _first_line(exc):
@@ -64,7 +87,8 @@ def _first_line(exc):
 class GradFunction:
     """The gradient of `fn` with respect to `wrt`; call it like `fn`."""
 
-    def __init__(self, fn, wrt, jit, with_value, on_jit_error="warn"):
+    def __init__(self, fn, wrt, jit, with_value, on_jit_error="warn", scalar_output=True):
+        self.scalar_output = scalar_output
         self.fsrc = FunctionSource(fn)
         self.fn = self.fsrc.fn
         self.signature = inspect.signature(self.fn)
@@ -139,10 +163,16 @@ class GradFunction:
         if key not in self.compiled:
             program = Program()
             top = program.specialize(self.fn, kinds, wrt=self.positions)
-            self._check_output(top)
+            if self.scalar_output:
+                self._check_output(top)
             self.compiled[key] = Compiled(program, top, self.jit, self.on_jit_error)
         self.last = self.compiled[key]
         return self.last
+
+    def package(self, grads, args):
+        """The reverse sweep's gradients, each like its argument; bare or a tuple."""
+        result = [_like(g, args[i]) for i, g in zip(self.positions, grads)]
+        return result[0] if self.bare else tuple(result)
 
     def _check_output(self, top):
         rk = top.return_kind
@@ -157,10 +187,7 @@ class GradFunction:
         args = self._bind(args, kwargs)
         compiled = self.build(args)
         out, grads = compiled.run(args)
-        result = []
-        for i, g in zip(self.positions, grads):
-            result.append(_like(g, args[i]))
-        grad = result[0] if self.bare else tuple(result)
+        grad = self.package(grads, args)
         if self.with_value:
             return _plain(out), grad
         return grad
@@ -207,6 +234,54 @@ and reverse sweeps with Numba; `jit=False` runs them as plain Python/NumPy. Work
 value_and_grad = _decorator(with_value=True)
 value_and_grad.__name__ = "value_and_grad"
 value_and_grad.__doc__ = """Like `grad`, but returns `(value, gradient)` from one forward sweep."""
+
+
+def vjp(f, *primals, wrt=0, jit=True, on_jit_error="warn"):
+    """`(out, pullback)`: `f(*primals)` and a function from a cotangent (shaped like
+    `out`: a float, an array, or a tuple of them) to the cotangents of the `wrt`
+    arguments (bare for a position or name, a tuple for a tuple).
+
+    The forward sweep runs once, here; every call of `pullback` runs only the reverse
+    sweep over the saved tape.
+    """
+    g = GradFunction(f, wrt, jit, with_value=False, on_jit_error=on_jit_error,
+                     scalar_output=False)
+    args = g._bind(primals, {})
+    compiled = g.build(args)
+    out, tape = compiled.forward(args)
+    out = _copy_out(out)
+
+    def pullback(cotangent):
+        cot = _cotangent_like(cotangent, out, g)
+        return g.package(compiled.reverse(args, tape, cot), args)
+
+    pullback.compiled = compiled
+    pullback.__doc__ = f"Cotangents of `{g.fsrc.name}`'s inputs for a cotangent of its output."
+    return _plain(out) if not isinstance(out, tuple) else tuple(map(_plain, out)), pullback
+
+
+def _copy_out(out):
+    if isinstance(out, tuple):
+        return tuple(_copy_out(o) for o in out)
+    return np.array(out, dtype=np.float64) if isinstance(out, np.ndarray) else out
+
+
+def _cotangent_like(cot, out, g):
+    """The cotangent as float64 values shaped like `out`, or a SrcadError."""
+    if isinstance(out, tuple):
+        if not isinstance(cot, (tuple, list)) or len(cot) != len(out):
+            raise g._error(f"the output is a tuple of {len(out)}; pass a tuple of as many "
+                           "cotangents")
+        return tuple(_cotangent_like(c, o, g) for c, o in zip(cot, out))
+    if np.ndim(out) == 0:
+        if np.ndim(cot) != 0:
+            raise g._error(f"the output is a scalar; the cotangent has shape {np.shape(cot)}")
+        return float(cot)
+    cot = np.asarray(cot, dtype=np.float64)
+    if cot.shape != np.shape(out):
+        raise g._error(f"the cotangent has shape {cot.shape}; the output has shape "
+                       f"{np.shape(out)}")
+    return np.ascontiguousarray(cot)
 
 
 def source(g, *args, **kwargs):

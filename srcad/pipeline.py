@@ -33,6 +33,7 @@ class Context:
         self.namer = Namer({n.id for n in gast.walk(fsrc.node) if isinstance(n, gast.Name)}
                            | {a.id for a in fsrc.node.args.args})
         self.user_functions = {}
+        self.custom_calls = {}  # module name of a function with a defvjp rule -> (fn, vjp name)
         self.timings = []
         self.adjoint_names = {}
         self.augmented = set()

@@ -40,6 +40,20 @@ class Program:
         self.specs = {}
         self.order = []
         self.building = []
+        self.externals = {}  # name in the module -> (object, object for compiled code)
+
+    def external(self, obj, stem):
+        """The module-level name under which the generated module calls `obj`."""
+        for name, (known, _) in self.externals.items():
+            if known is obj:
+                return name
+        name = self.namer.fresh(stem, numbered=False)
+        import types
+
+        import numba
+        jitted = numba.njit(obj) if isinstance(obj, types.FunctionType) else obj
+        self.externals[name] = (obj, jitted)
+        return name
 
     def specialize(self, fn, arg_kinds, node=None, at=None, wrt=None):
         """The callee's kinds (wrt None) or its full sweep pair for `wrt` positions."""

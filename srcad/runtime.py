@@ -550,3 +550,67 @@ def _strong(g, value):
     if _is_array(g) or _is_array(value):
         return lambda g, value: np.where(g == 0.0, 0.0, value)
     return lambda g, value: 0.0 if g == 0.0 else value
+
+
+@register_jitable(cache=True)
+def stop_gradient(x):
+    """`x` itself, through which no gradient flows (see srcad.stop_gradient)."""
+    return x
+
+
+# linear algebra
+
+
+def solve_db(g, a):
+    """Adjoint of x = solve(a, b) with respect to b: solve(a.T, g)."""
+    return np.linalg.solve(np.ascontiguousarray(a.T), g)
+
+
+def solve_da(g, a, x):
+    """Adjoint of x = solve(a, b) with respect to a: -solve(a.T, g) x^T."""
+    u = solve_db(g, a)
+    return -np.outer(u, x) if np.ndim(x) == 1 else -(u @ x.T)
+
+
+@_jit_version(solve_db)
+def _solve_db(g, a):
+    return lambda g, a: np.linalg.solve(np.ascontiguousarray(a.T), g)
+
+
+@_jit_version(solve_da)
+def _solve_da(g, a, x):
+    if x.ndim == 1:
+        return lambda g, a, x: -np.outer(np.linalg.solve(np.ascontiguousarray(a.T), g), x)
+    return lambda g, a, x: -np.dot(np.linalg.solve(np.ascontiguousarray(a.T), g),
+                                   np.ascontiguousarray(x.T))
+
+
+@register_jitable(cache=True)
+def inv_adjoint(g, ainv):
+    """Adjoint of ainv = inv(a): -ainv^T g ainv^T."""
+    t = np.ascontiguousarray(ainv.T)
+    return -np.dot(np.dot(t, np.ascontiguousarray(g)), t)
+
+
+@register_jitable(cache=True)
+def det_adjoint(g, a, d):
+    """Adjoint of d = det(a): g d inv(a)^T."""
+    return g * d * np.ascontiguousarray(np.linalg.inv(np.ascontiguousarray(a)).T)
+
+
+@register_jitable(cache=True)
+def cholesky_adjoint(g, low):
+    """Adjoint of L = cholesky(a) (Murray, 2016), S = L^-T Phi(L^T g) L^-1 where Phi keeps
+    the lower triangle and halves the diagonal. NumPy reads only the lower triangle of
+    `a`, so that is where the gradient goes: S + S^T below the diagonal, S on it."""
+    p = np.dot(np.ascontiguousarray(low.T), np.ascontiguousarray(g))
+    p = np.tril(p) - 0.5 * np.diag(np.diag(p))
+    linv = np.linalg.inv(np.ascontiguousarray(low))
+    s = np.dot(np.dot(np.ascontiguousarray(linv.T), p), linv)
+    return np.tril(s + s.T) - np.diag(np.diag(s))
+
+
+@register_jitable(cache=True)
+def trace_adjoint(g, a):
+    """Adjoint of np.trace(a): g on the diagonal."""
+    return g * np.eye(a.shape[0], a.shape[1])

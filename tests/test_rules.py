@@ -60,6 +60,7 @@ C26 = np.array([[0.6, -1.1, 0.9, 0.3, 0.5, -0.2], [1.7, 0.2, -0.4, -0.8, 1.1, 0.
 V2 = np.array([0.9, -0.4])
 V3 = np.array([0.5, -1.5, 0.25])
 V6 = np.array([0.3, -0.8, 1.2, 0.45, -0.15, 0.9])
+SPD3 = np.array([[2.0, 0.3, -0.2], [0.3, 1.5, 0.4], [-0.2, 0.4, 1.8]])  # symmetric positive
 MASK = np.array([True, False, False, True])
 
 
@@ -243,6 +244,21 @@ DIFF_CASES = [
     Case(np.mean, "x.mean()", {"x": A23}, label="method"),
     # numpy, products
     Case(np.dot, "np.dot(u, v)", {"u": vec(-1.0, 1.0), "v": W}, ("u", "v"), "1d-1d"),
+    # linear algebra
+    Case(np.linalg.solve, "np.sum(np.linalg.solve(a, v) * c)", {"a": SPD3, "v": V3, "c": V3},
+         ("a", "v"), "vector"),
+    Case(np.linalg.solve, "np.sum(np.linalg.solve(a, m) * c)",
+         {"a": SPD3, "m": A23.T.copy(), "c": A23.T.copy()}, ("a", "m"), "matrix"),
+    Case(np.linalg.inv, "np.sum(np.linalg.inv(a) * c)", {"a": SPD3, "c": SPD3 - 1.0}, ("a",)),
+    Case(np.linalg.det, "np.linalg.det(a)", {"a": SPD3}, ("a",)),
+    Case(np.linalg.cholesky, "np.sum(np.linalg.cholesky(a) * c)", {"a": SPD3, "c": SPD3},
+         ("a",)),
+    Case(np.linalg.norm, "np.linalg.norm(v)", {"v": V3}, ("v",)),
+    Case(np.linalg.norm, "np.linalg.norm(a)", {"a": A23}, ("a",), "matrix"),
+    Case(np.outer, "np.sum(np.outer(u, v) * c)", {"u": V2, "v": V3, "c": A23}, ("u", "v")),
+    Case(np.trace, "np.trace(a)", {"a": SPD3}, ("a",)),
+    Case(np.diag, "np.sum(np.diag(v) * c)", {"v": V3, "c": SPD3}, ("v",), "vector"),
+    Case(np.diag, "np.sum(np.diag(a) * c)", {"a": SPD3, "c": V3}, ("a",), "matrix"),
     Case(np.dot, "np.sum(np.dot(a, v) * c)", {"a": A23, "v": V3, "c": V2}, ("a", "v"), "2d-1d"),
     Case(np.dot, "np.sum(np.dot(v, a) * c)", {"v": V2, "a": A23, "c": V3}, ("v", "a"), "1d-2d"),
     Case(np.dot, "np.sum(np.dot(a, b) * c)", {"a": A23, "b": B32, "c": C22}, ("a", "b"), "2d-2d"),
@@ -311,6 +327,7 @@ DIFF_CASES += [
 _X = vec(-2.0, 2.0)
 
 NONDIFF_CASES = [
+    Case(rt.stop_gradient, "x * 0.0 + rt_stop(x * x)", {"x": 2.3}),
     Case(int, "x * 0.0 + int(x)", {"x": 2.3}),
     Case(round, "x * 0.0 + round(x)", {"x": 2.3}),
     Case(len, "np.sum(x * 0.0) + len(x)", {"x": _X}),
@@ -377,7 +394,7 @@ NOT_CALLABLE_BY_USERS = {}
 
 
 def _load_cases(cases):
-    text = "import math\n\nimport numpy as np\n\n"
+    text = "import math\n\nimport numpy as np\n\nfrom srcad import stop_gradient as rt_stop\n\n"
     for k, case in enumerate(cases):
         text += "\n\n" + case.source(f"case_{k}")
     folder = tempfile.mkdtemp(prefix="srcad_rule_cases_")

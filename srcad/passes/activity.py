@@ -36,7 +36,7 @@ def bound_args(op, ctx):
         return registry.by_name("op." + type(op.op).__name__), {"x": op.operand}
     if isinstance(op, gast.Call):
         text = ir.dotted_text(op.func)
-        if text in ctx.user_functions:
+        if text in ctx.user_functions or text in ctx.custom_calls:
             return None, None
         rule = registry.by_name(text)
         return rule, rule.bind(op.args, op.keywords, lambda m: ValueError(m))
@@ -51,7 +51,8 @@ def diff_operands(op, ctx):
         return [op.value.id]
     if isinstance(op, (gast.Tuple, gast.List)):
         return names(op.elts)
-    if isinstance(op, gast.Call) and ir.dotted_text(op.func) in ctx.user_functions:
+    if isinstance(op, gast.Call) and (ir.dotted_text(op.func) in ctx.user_functions or
+                                      ir.dotted_text(op.func) in ctx.custom_calls):
         return names(op.args)
     rule, bound = bound_args(op, ctx)
     if rule is None:

@@ -1,7 +1,7 @@
 """InferKinds: the kind (dtype class and rank) of every variable, from the arguments'."""
 import gast
 
-from srcad.errors import UnsupportedError
+from srcad.errors import SrcadError, UnsupportedError
 from srcad.kinds import BOOL, FLOAT, INT, NONE, Kind, OtherKind, TupleKind, join
 from srcad.passes import ir
 from srcad.rules import registry
@@ -182,6 +182,25 @@ class InferKinds:
             callee = self.ctx.program.specialize(self.ctx.user_functions[text],
                                                  tuple(arg_kinds), self.node, self.ctx.fsrc)
             return callee.return_kind
+        if text in self.ctx.custom_calls:
+            return self.custom_kind(text, e)
         rule = registry.by_name(text)
         bound = rule.bind(e.args, e.keywords, lambda m: self.error(m, self.node))
         return self.rule_kind(rule, bound)
+
+    def custom_kind(self, text, e):
+        """A function with a defvjp rule: typed like srcad's own rule for it, or from its
+        source, or else as a float of the arguments' broadcast rank."""
+        fn, _ = self.ctx.custom_calls[text]
+        arg_kinds = [self.expr(a) for a in e.args]
+        if None in arg_kinds:
+            return None
+        rule = registry.lookup(fn)
+        if rule is not None:
+            bound = rule.bind(e.args, e.keywords, lambda m: self.error(m, self.node))
+            return self.rule_kind(rule, bound)
+        try:
+            callee = self.ctx.program.specialize(fn, tuple(arg_kinds), self.node, self.ctx.fsrc)
+            return callee.return_kind
+        except SrcadError:
+            return Kind("f", max((getattr(k, "ndim", 0) for k in arg_kinds), default=0))

@@ -279,6 +279,8 @@ class ReverseAD:
         call = self.user_call(s)
         if call is not None:
             out += self.reverse_call(s, call, outs)
+        elif active and self.custom_call(s):
+            out += self.reverse_custom(s)
         elif active:
             out += self.adj.assign(s)
         for t in active:
@@ -309,6 +311,24 @@ class ReverseAD:
         spec = self.ctx.program.specialize(self.ctx.user_functions[text], kinds, s,
                                            self.ctx.fsrc, wrt=wrt if useful else ())
         return spec, bool(useful and wrt)
+
+    def custom_call(self, s):
+        return isinstance(s.value, gast.Call) and \
+            ir.dotted_text(s.value.func) in self.ctx.custom_calls
+
+    def reverse_custom(self, s):
+        """`t = f(args)` with a defvjp rule: the rule gives one cotangent per argument."""
+        from codegen import to_source
+        t = s.targets[0].id
+        _, vjp_name = self.ctx.custom_calls[ir.dotted_text(s.value.func)]
+        args = s.value.args
+        grads = [self.namer.fresh("d_arg") for _ in args]
+        arg_text = "".join(", " + to_source(gast.Expr(value=a)).strip() for a in args)
+        out = _stmts(f"({', '.join(grads)},) = {vjp_name}({self.ctx.d(t)}, {t}{arg_text})")
+        for g, a in zip(grads, args):
+            if isinstance(a, gast.Name) and a.id in self.ctx.active:
+                out += _stmts(f"{self.ctx.d(a.id)} += {g}")
+        return out
 
     def reverse_call(self, s, call, outs):
         spec, active = call

@@ -86,6 +86,8 @@ class TapeNeeds:
             return set(_index_names(op.slice))
         if isinstance(op, gast.Call) and ir.dotted_text(op.func) in self.ctx.user_functions:
             return set(names(op.args))
+        if isinstance(op, gast.Call) and ir.dotted_text(op.func) in self.ctx.custom_calls:
+            return set(names(op.args)) | set(outs)
         rule, bound = bound_args(op, self.ctx)
         if rule is None:
             return set()
@@ -151,7 +153,8 @@ class TapeNeeds:
             return op.value.id not in written
         if isinstance(op, gast.Call):
             text = ir.dotted_text(op.func)
-            return text not in self.ctx.user_functions and not any(
+            return text not in self.ctx.user_functions and text not in self.ctx.custom_calls \
+                and not any(
                 isinstance(a, gast.Name) and a.id in written for a in op.args)
         return False
 

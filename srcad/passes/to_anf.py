@@ -8,6 +8,7 @@ import types
 import gast
 import numpy as np
 
+from srcad import custom
 from srcad import runtime as rt
 from srcad.errors import NoRuleError, UnsupportedError
 from srcad.passes import ir
@@ -501,6 +502,13 @@ class ToANF:
         obj = self.resolve.lookup(text)
         if obj is self.resolve.MISSING:
             raise self.error(f"`{text}` is not defined", self.stmt_line)
+        custom_rule = custom.lookup(obj)
+        if custom_rule is not None:
+            fn, vjp = custom_rule
+            stem = getattr(fn, "__name__", "custom")
+            name = self.ctx.program.external(fn, stem + "_custom")
+            self.ctx.custom_calls[name] = (fn, self.ctx.program.external(vjp, stem + "_vjp"))
+            return name
         rule = registry.lookup(obj)
         if rule is not None:
             return rule.name

@@ -246,3 +246,4 @@ nondiff(np.eye, kind=ty.matrix, params=("ans", "N", "M", "k", "dtype"),
 nondiff(np.identity, kind=ty.matrix, params=("ans", "n", "dtype"), defaults={"dtype": None})
 nondiff(np.shape, kind=lambda k, c: __import__("srcad.kinds").kinds.TupleKind(
     (ty.INT,) * k["x"].ndim))
+nondiff(rt.stop_gradient, kind=ty.first, name="rt.stop_gradient")

@@ -128,6 +128,21 @@ def matrix(k, c):
     return Kind(_dtype_arg(c, "f"), 2)
 
 
+def like_b(k, c):
+    """np.linalg.solve(a, b): the kind of b."""
+    return k["b"].with_(dtype="f")
+
+
+def square(k, c):
+    """A 2-d float result (inv, cholesky, outer)."""
+    return Kind("f", 2)
+
+
+def diag(k, c):
+    """np.diag: a vector gives a matrix, a matrix gives its diagonal."""
+    return Kind(k["v"].dtype, 2 if k["v"].ndim == 1 else 1)
+
+
 def linspace(k, c):
     return Kind("f", 1)
 
