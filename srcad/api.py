@@ -65,6 +65,15 @@ class Compiled:
             _, tape = self.forward(args)  # a tape the plain reverse sweep reads natively
             return self.reverse(args, tape, d_out)
 
+    def jvp(self, args, tangents):
+        """(value, output tangent) of a forward-mode module."""
+        module = self.module
+        try:
+            return getattr(module, self.top.jvp_name)(*args, *tangents)
+        except typing_errors() as exc:
+            self.fall_back(module, exc)
+            return self.jvp(args, tangents)
+
     def fall_back(self, module, exc):
         if module is self.plain:
             raise exc
@@ -157,22 +166,31 @@ class GradFunction:
     def build(self, args):
         return self.build_kinds(self.kinds(args))
 
-    def build_kinds(self, kinds):
-        """The compiled module for arguments of these kinds."""
-        key = tuple(kinds)
+    def build_kinds(self, kinds, mode="rev"):
+        """The compiled module for arguments of these kinds (reverse or forward mode)."""
+        key = (tuple(kinds), mode)
         if key not in self.compiled:
             program = Program()
-            top = program.specialize(self.fn, kinds, wrt=self.positions)
+            top = program.specialize(self.fn, kinds, wrt=self.positions, mode=mode)
             if self.scalar_output:
                 self._check_output(top)
             self.compiled[key] = Compiled(program, top, self.jit, self.on_jit_error)
         self.last = self.compiled[key]
         return self.last
 
+    def package_many(self, arrays):
+        return arrays[0] if self.bare else tuple(arrays)
+
     def package(self, grads, args):
         """The reverse sweep's gradients, each like its argument; bare or a tuple."""
         result = [_like(g, args[i]) for i, g in zip(self.positions, grads)]
         return result[0] if self.bare else tuple(result)
+
+    def tangent(self, args, tangents):
+        """(value, output tangent) by forward mode, one tangent per `wrt` argument."""
+        self.kinds(args)
+        compiled = self.build_kinds(self.kinds(args), mode="fwd")
+        return compiled.jvp(args, tangents)
 
     def _check_output(self, top):
         rk = top.return_kind
@@ -258,6 +276,113 @@ def vjp(f, *primals, wrt=0, jit=True, on_jit_error="warn"):
     pullback.compiled = compiled
     pullback.__doc__ = f"Cotangents of `{g.fsrc.name}`'s inputs for a cotangent of its output."
     return _plain(out) if not isinstance(out, tuple) else tuple(map(_plain, out)), pullback
+
+
+def jvp(f, primals, tangents, wrt=None, jit=True, on_jit_error="warn"):
+    """`(out, out_tangent)`: `f(*primals)` and its directional derivative, by forward mode
+    (a source transformation of its own, compiled like the reverse sweeps).
+
+    `primals` is the tuple of all arguments; `tangents` has one entry per differentiated
+    argument: every float argument when `wrt` is None, else those in `wrt`, in order.
+    """
+    primals = tuple(primals)
+    if wrt is None:
+        wrt = tuple(i for i, v in enumerate(primals)
+                    if getattr(of_value(v), "is_float", False))
+        if not wrt:
+            raise SrcadError("jvp: no float argument to differentiate",
+                             hint="pass float values, or name them with wrt=")
+    g = GradFunction(f, wrt if isinstance(wrt, (tuple, list)) else (wrt,), jit,
+                     with_value=False, on_jit_error=on_jit_error, scalar_output=False)
+    args = g._bind(primals, {})
+    tangents = tuple(tangents) if isinstance(tangents, (tuple, list)) else (tangents,)
+    if len(tangents) != len(g.positions):
+        raise g._error(f"jvp got {len(tangents)} tangents for {len(g.positions)} "
+                       f"differentiated arguments ({', '.join(g.params[i] for i in g.positions)})")
+    tangents = tuple(_cotangent_like(t, args[i], g) for t, i in zip(tangents, g.positions))
+    out, tan = g.tangent(args, tangents)
+    if isinstance(out, tuple):
+        return tuple(map(_plain, out)), tuple(_like_out(t, o) for t, o in zip(tan, out))
+    return _plain(out), _like_out(tan, out)
+
+
+def _like_out(t, out):
+    if np.ndim(out) == 0:
+        return float(t)
+    return np.asarray(t, dtype=np.float64).reshape(np.shape(out))
+
+
+def jacobian(f, wrt=0, mode=None, jit=True, on_jit_error="warn"):
+    """A function giving the Jacobian of `f`: an array of shape `out.shape + arg.shape`
+    (a tuple of them for a tuple `wrt`).
+
+    Reverse mode runs the forward sweep once and one reverse sweep per output element,
+    all over the same tape; forward mode runs one tangent sweep per input element.
+    `mode=None` picks whichever needs fewer sweeps (decided after the first forward sweep,
+    which reverse mode then reuses); `mode="rev"` or `"fwd"` forces one.
+    """
+    if mode not in (None, "rev", "fwd"):
+        raise SrcadError(f"mode must be None, 'rev' or 'fwd', not {mode!r}")
+    g = GradFunction(f, wrt, jit, with_value=False, on_jit_error=on_jit_error,
+                     scalar_output=False)
+
+    def jac(*args, **kwargs):
+        args = g._bind(args, kwargs)
+        sizes = [int(np.size(args[i])) for i in g.positions]
+        use = mode
+        compiled = tape = out = None
+        if use != "fwd":
+            compiled = g.build(args)
+            out, tape = compiled.forward(args)
+            if isinstance(out, tuple):
+                raise g._error("jacobian needs an array or scalar output, not a tuple",
+                               hint="return np.array([...]) of the outputs, or use srcad.vjp")
+            if use is None and np.size(out) > sum(sizes):
+                use = "fwd"
+        if use == "fwd":
+            jac.last_mode = "fwd"
+            return g.package_many(_columns(g, args, sizes))
+        jac.last_mode = "rev"
+        jac.compiled = compiled
+        out_shape = np.shape(out)
+        rows = []
+        for k in range(int(np.size(out))):
+            cot = np.zeros(out_shape)
+            cot.flat[k] = 1.0
+            cot = float(cot) if not out_shape else cot
+            rows.append(compiled.reverse(args, tape, cot))
+        result = []
+        for j, i in enumerate(g.positions):
+            stacked = np.array([np.asarray(r[j], dtype=np.float64) for r in rows])
+            result.append(stacked.reshape(out_shape + np.shape(args[i])))
+        return result[0] if g.bare else tuple(result)
+
+    jac.last_mode = jac.compiled = None
+    jac.__doc__ = jacobian.__doc__
+    return jac
+
+
+def _columns(g, args, sizes):
+    """Per `wrt` argument, the Jacobian's columns by forward mode: (out_shape, columns)."""
+    per_arg = []
+    zero = [np.zeros(np.shape(args[i])) if np.ndim(args[i]) else 0.0 for i in g.positions]
+    for j, i in enumerate(g.positions):
+        cols = []
+        for k in range(sizes[j]):
+            tangents = list(zero)
+            if np.ndim(args[i]):
+                e = np.zeros(np.shape(args[i]))
+                e.flat[k] = 1.0
+                tangents[j] = e
+            else:
+                tangents[j] = 1.0
+            out, tan = g.tangent(args, tuple(tangents))
+            if isinstance(out, tuple):
+                raise g._error("jacobian needs an array or scalar output, not a tuple")
+            cols.append(np.asarray(tan, dtype=np.float64))
+        stacked = np.stack(cols, axis=-1) if cols else np.zeros(np.shape(out) + (0,))
+        per_arg.append(stacked.reshape(np.shape(out) + np.shape(args[i])))
+    return per_arg
 
 
 def _copy_out(out):

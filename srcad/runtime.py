@@ -614,3 +614,175 @@ def cholesky_adjoint(g, low):
 def trace_adjoint(g, a):
     """Adjoint of np.trace(a): g on the diagonal."""
     return g * np.eye(a.shape[0], a.shape[1])
+
+
+# forward mode (tangents)
+
+
+def dot(x, y):
+    """np.dot(x, y), scalar operands included (which Numba's np.dot refuses)."""
+    return np.dot(x, y)
+
+
+@_jit_version(dot)
+def _dot(x, y):
+    if _is_array(x) and _is_array(y):
+        return lambda x, y: np.dot(np.ascontiguousarray(x), np.ascontiguousarray(y))
+    return lambda x, y: x * y
+
+
+def arange_tstart(n, stop):
+    """How the `n` elements of np.arange(start, stop, ...) move with start: all by 1, or
+    none for `np.arange(stop)` (one argument), whose values do not depend on it."""
+    return np.zeros(n) if stop is None else np.ones(n)
+
+
+@_jit_version(arange_tstart)
+def _arange_tstart(n, stop):
+    if _is_none(stop):
+        return lambda n, stop: np.zeros(n)
+    return lambda n, stop: np.ones(n)
+
+
+def prod_tangent(t, x, axis):
+    """Tangent of `np.prod(x, axis)` along `t`: the sum over the reduced axis of `t` times
+    the product of the other factors (no division, exact with zeros)."""
+    if axis is None:
+        return np.sum(t * _prod_others(np.ravel(x)).reshape(np.shape(x)))
+    moved = np.moveaxis(np.asarray(x, dtype=float), axis, -1)
+    others = np.moveaxis(np.apply_along_axis(_prod_others, -1, moved), -1, axis)
+    return np.sum(t * others, axis=axis)
+
+
+@_jit_version(prod_tangent)
+def _prod_tangent(t, x, axis):
+    if _is_none(axis) or x.ndim == 1:
+        def impl(t, x, axis):
+            others = _prod_others(np.ascontiguousarray(x).ravel()).reshape(x.shape)
+            return np.sum(t * others)
+        return impl
+    if x.ndim != 2:
+        return None
+
+    def impl2(t, x, axis):
+        others = np.empty(x.shape)
+        ax = axis % 2
+        if ax == 0:
+            for j in range(x.shape[1]):
+                others[:, j] = _prod_others(np.ascontiguousarray(x[:, j]))
+        else:
+            for i in range(x.shape[0]):
+                others[i, :] = _prod_others(np.ascontiguousarray(x[i, :]))
+        return np.sum(t * others, axis=ax)
+
+    return impl2
+
+
+def select_tangent(t, x, ans, axis):
+    """Tangent of max/min reductions along `t`: the tangent of the first extreme element
+    (where `select_adjoint` sends the whole cotangent)."""
+    t = np.broadcast_to(t, np.shape(x))
+    if axis is None:
+        return t.flat[int(np.argmax(np.ravel(x) == ans))]
+    hit = np.argmax(x == np.expand_dims(ans, axis), axis=axis)
+    out = np.squeeze(np.take_along_axis(t, np.expand_dims(hit, axis), axis), axis)
+    return out[()] if out.ndim == 0 else out
+
+
+@_jit_version(select_tangent)
+def _select_tangent(t, x, ans, axis):
+    whole = _is_none(axis) or x.ndim == 1
+    if not _is_array(t):  # one tangent for all the elements of x
+        if whole:
+            return lambda t, x, ans, axis: t * 1.0
+        return lambda t, x, ans, axis: np.full(ans.shape, t * 1.0)
+    if whole:
+        def impl(t, x, ans, axis):
+            xs = np.ascontiguousarray(x).ravel()
+            ts = np.ascontiguousarray(t).ravel()
+            for i in range(xs.size):
+                if xs[i] == ans:
+                    return ts[i] * 1.0
+            return 0.0
+        return impl
+    if x.ndim != 2:
+        return None
+
+    def impl2(t, x, ans, axis):
+        out = np.zeros(ans.shape)
+        if axis % 2 == 0:
+            for j in range(x.shape[1]):
+                for i in range(x.shape[0]):
+                    if x[i, j] == ans[j]:
+                        out[j] = t[i, j]
+                        break
+        else:
+            for i in range(x.shape[0]):
+                for j in range(x.shape[1]):
+                    if x[i, j] == ans[i]:
+                        out[i] = t[i, j]
+                        break
+        return out
+
+    return impl2
+
+
+@register_jitable(cache=True)
+def cholesky_tangent(t, low):
+    """Tangent of L = cholesky(a) along `t`. NumPy reads only the lower triangle of `a`,
+    so `t` perturbs the symmetric da = tril(t) + tril(t, -1)^T, and
+    dL = L Phi(L^-1 da L^-T), where Phi keeps the lower triangle and halves the diagonal."""
+    da = np.tril(t) + np.ascontiguousarray(np.tril(t, -1).T)
+    linv = np.linalg.inv(np.ascontiguousarray(low))
+    p = np.dot(np.dot(linv, da), np.ascontiguousarray(linv.T))
+    p = np.tril(p) - 0.5 * np.diag(np.diag(p))
+    return np.dot(np.ascontiguousarray(low), p)
+
+
+def clip_low(x, lo, hi):
+    """Where np.clip(x, lo, hi) is the lower bound: x < lo, and lo does not exceed hi."""
+    return (x < lo) & within(lo, None, hi)
+
+
+@_jit_version(clip_low)
+def _clip_low(x, lo, hi):
+    if _is_none(hi):
+        return lambda x, lo, hi: x < lo
+    return lambda x, lo, hi: (x < lo) & (lo <= hi)
+
+
+def clip_high(x, lo, hi):
+    """Where np.clip(x, lo, hi) is the upper bound: max(x, lo) > hi."""
+    return x > hi if lo is None else np.maximum(x, lo) > hi
+
+
+@_jit_version(clip_high)
+def _clip_high(x, lo, hi):
+    if _is_none(lo):
+        return lambda x, lo, hi: x > hi
+    return lambda x, lo, hi: np.maximum(x, lo) > hi
+
+
+def diag_adjoint(g, v, k):
+    """Adjoint of np.diag(v, k): the k-th diagonal of g (v a vector), or g placed on the
+    k-th diagonal of an array shaped like v (v a matrix)."""
+    if np.ndim(v) == 1:
+        return np.diag(g, k)
+    out = np.zeros(np.shape(v))
+    rows = np.arange(g.shape[0])
+    out[rows + max(-k, 0), rows + max(k, 0)] = g
+    return out
+
+
+@_jit_version(diag_adjoint)
+def _diag_adjoint(g, v, k):
+    if v.ndim == 1:
+        return lambda g, v, k: np.diag(g, k)
+
+    def impl(g, v, k):
+        out = np.zeros(v.shape)
+        for r in range(g.shape[0]):
+            out[r + max(-k, 0), r + max(k, 0)] = g[r]
+        return out
+
+    return impl

@@ -210,3 +210,21 @@ def test_linear_algebra_gradients(jit):
     assert_grad_close(got, fd_grad(flow_loglik, (a, z), (0, 1)))
     got = srcad.grad(gram, jit=jit, on_jit_error="raise")(a)
     assert_grad_close(got, fd_grad(gram, (a,), 0))
+
+
+def clip_crossed(x, lo, hi):
+    return np.sum(np.clip(x, lo, hi) * np.array([1.0, 2.0, 3.0]))
+
+
+def diag_of_wide(m):
+    return np.sum(np.diag(m, 1) * np.array([1.0, -2.0]))
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_clip_with_crossed_bounds_and_diag_of_a_wide_matrix(jit):
+    args = (np.array([0.2, 0.6, 1.4]), 1.0, 0.5)
+    got = srcad.grad(clip_crossed, wrt=(0, 1, 2), jit=jit, on_jit_error="raise")(*args)
+    assert_grad_close(got, fd_grad(clip_crossed, args, (0, 1, 2)))
+    m = np.arange(6.0).reshape(2, 3)
+    got = srcad.grad(diag_of_wide, jit=jit, on_jit_error="raise")(m)
+    assert_grad_close(got, fd_grad(diag_of_wide, (m,), 0))

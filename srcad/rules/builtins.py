@@ -4,15 +4,21 @@ import builtins
 import numpy as np  # noqa: F401  (names used in templates)
 
 from srcad import runtime as rt  # noqa: F401  (names used in templates)
-from srcad.rules.registry import adjoint, nondiff
+from srcad.rules.registry import adjoint, nondiff, tangent
 from srcad.rules.typing import same, scalar_int, to_float, to_int
 
 d = None  # templates say d[x] for "the adjoint of x"; they are never run
+t = None  # tangent templates say t[x] for "the tangent of x" (forward mode)
 
 
 @adjoint(builtins.abs, kind=same)
 def abs(ans, x):
     d[x] += d[ans] * np.sign(x)
+
+
+@tangent(builtins.abs)
+def abs_tangent(ans, x):
+    t[ans] = t[x] * np.sign(x)
 
 
 @adjoint(builtins.max, kind=same)
@@ -21,15 +27,30 @@ def max(ans, x, y):
     d[y] += rt.select(x >= y, 0.0, d[ans])
 
 
+@tangent(builtins.max)
+def max_tangent(ans, x, y):
+    t[ans] = rt.select(x >= y, t[x], 0.0) + rt.select(x >= y, 0.0, t[y])
+
+
 @adjoint(builtins.min, kind=same)
 def min(ans, x, y):
     d[x] += rt.select(x <= y, d[ans], 0.0)
     d[y] += rt.select(x <= y, 0.0, d[ans])
 
 
+@tangent(builtins.min)
+def min_tangent(ans, x, y):
+    t[ans] = rt.select(x <= y, t[x], 0.0) + rt.select(x <= y, 0.0, t[y])
+
+
 @adjoint(builtins.float, kind=to_float)
 def float(ans, x):
     d[x] += d[ans]
+
+
+@tangent(builtins.float)
+def float_tangent(ans, x):
+    t[ans] = float(t[x])
 
 
 nondiff(builtins.int, builtins.round, kind=to_int)

@@ -4,9 +4,10 @@ import numpy as np
 
 from srcad import runtime as rt  # noqa: F401  (names used in templates)
 from srcad.rules import typing as ty
-from srcad.rules.registry import adjoint, nondiff
+from srcad.rules.registry import adjoint, nondiff, tangent
 
 d = None  # templates say d[x] for "the adjoint of x"; they are never run
+t = None  # tangent templates say t[x] for "the tangent of x" (forward mode)
 
 # elementwise
 
@@ -16,9 +17,19 @@ def sin(ans, x):
     d[x] += d[ans] * np.cos(x)
 
 
+@tangent(np.sin)
+def sin_tangent(ans, x):
+    t[ans] = t[x] * np.cos(x)
+
+
 @adjoint(np.cos, kind=ty.elementwise)
 def cos(ans, x):
     d[x] += -d[ans] * np.sin(x)
+
+
+@tangent(np.cos)
+def cos_tangent(ans, x):
+    t[ans] = -t[x] * np.sin(x)
 
 
 @adjoint(np.tan, kind=ty.elementwise)
@@ -26,9 +37,19 @@ def tan(ans, x):
     d[x] += d[ans] * (1.0 + ans * ans)
 
 
+@tangent(np.tan)
+def tan_tangent(ans, x):
+    t[ans] = t[x] * (1.0 + ans * ans)
+
+
 @adjoint(np.exp, kind=ty.elementwise)
 def exp(ans, x):
     d[x] += d[ans] * ans
+
+
+@tangent(np.exp)
+def exp_tangent(ans, x):
+    t[ans] = t[x] * ans
 
 
 @adjoint(np.log, kind=ty.elementwise)
@@ -36,9 +57,19 @@ def log(ans, x):
     d[x] += d[ans] / x
 
 
+@tangent(np.log)
+def log_tangent(ans, x):
+    t[ans] = t[x] / x
+
+
 @adjoint(np.log1p, kind=ty.elementwise)
 def log1p(ans, x):
     d[x] += d[ans] / (1.0 + x)
+
+
+@tangent(np.log1p)
+def log1p_tangent(ans, x):
+    t[ans] = t[x] / (1.0 + x)
 
 
 @adjoint(np.expm1, kind=ty.elementwise)
@@ -46,9 +77,19 @@ def expm1(ans, x):
     d[x] += d[ans] * (ans + 1.0)
 
 
+@tangent(np.expm1)
+def expm1_tangent(ans, x):
+    t[ans] = t[x] * (ans + 1.0)
+
+
 @adjoint(np.sqrt, kind=ty.elementwise)
 def sqrt(ans, x):
     d[x] += d[ans] * 0.5 / ans
+
+
+@tangent(np.sqrt)
+def sqrt_tangent(ans, x):
+    t[ans] = t[x] * 0.5 / ans
 
 
 @adjoint(np.square, kind=ty.same)
@@ -56,9 +97,19 @@ def square(ans, x):
     d[x] += d[ans] * 2.0 * x
 
 
+@tangent(np.square)
+def square_tangent(ans, x):
+    t[ans] = t[x] * 2.0 * x
+
+
 @adjoint(np.tanh, kind=ty.elementwise)
 def tanh(ans, x):
     d[x] += d[ans] * (1.0 - ans * ans)
+
+
+@tangent(np.tanh)
+def tanh_tangent(ans, x):
+    t[ans] = t[x] * (1.0 - ans * ans)
 
 
 @adjoint(np.sinh, kind=ty.elementwise)
@@ -66,9 +117,19 @@ def sinh(ans, x):
     d[x] += d[ans] * np.cosh(x)
 
 
+@tangent(np.sinh)
+def sinh_tangent(ans, x):
+    t[ans] = t[x] * np.cosh(x)
+
+
 @adjoint(np.cosh, kind=ty.elementwise)
 def cosh(ans, x):
     d[x] += d[ans] * np.sinh(x)
+
+
+@tangent(np.cosh)
+def cosh_tangent(ans, x):
+    t[ans] = t[x] * np.sinh(x)
 
 
 @adjoint(np.arctan, kind=ty.elementwise)
@@ -76,9 +137,19 @@ def arctan(ans, x):
     d[x] += d[ans] / (1.0 + x * x)
 
 
+@tangent(np.arctan)
+def arctan_tangent(ans, x):
+    t[ans] = t[x] / (1.0 + x * x)
+
+
 @adjoint(np.arcsin, kind=ty.elementwise)
 def arcsin(ans, x):
     d[x] += d[ans] / np.sqrt(1.0 - x * x)
+
+
+@tangent(np.arcsin)
+def arcsin_tangent(ans, x):
+    t[ans] = t[x] / np.sqrt(1.0 - x * x)
 
 
 @adjoint(np.arccos, kind=ty.elementwise)
@@ -86,14 +157,29 @@ def arccos(ans, x):
     d[x] += -d[ans] / np.sqrt(1.0 - x * x)
 
 
+@tangent(np.arccos)
+def arccos_tangent(ans, x):
+    t[ans] = -t[x] / np.sqrt(1.0 - x * x)
+
+
 @adjoint(np.abs, kind=ty.same)
 def absolute(ans, x):
     d[x] += d[ans] * np.sign(x)
 
 
+@tangent(np.abs)
+def absolute_tangent(ans, x):
+    t[ans] = t[x] * np.sign(x)
+
+
 @adjoint(np.negative, kind=ty.same)
 def negative(ans, x):
     d[x] += -d[ans]
+
+
+@tangent(np.negative)
+def negative_tangent(ans, x):
+    t[ans] = -t[x]
 
 
 @adjoint(np.power, kind=ty.arith)
@@ -102,10 +188,20 @@ def power(ans, x, y):
     d[y] += d[ans] * ans * rt.log_or_zero(x)
 
 
+@tangent(np.power)
+def power_tangent(ans, x, y):
+    t[ans] = t[x] * rt.pow_dx(x, y) + t[y] * ans * rt.log_or_zero(x)
+
+
 @adjoint(np.maximum, kind=ty.same)
 def maximum(ans, x, y):
     d[x] += rt.select(x >= y, d[ans], 0.0)
     d[y] += rt.select(x >= y, 0.0, d[ans])
+
+
+@tangent(np.maximum)
+def maximum_tangent(ans, x, y):
+    t[ans] = rt.select(x >= y, t[x], 0.0) + rt.select(x >= y, 0.0, t[y])
 
 
 @adjoint(np.minimum, kind=ty.same)
@@ -114,11 +210,23 @@ def minimum(ans, x, y):
     d[y] += rt.select(x <= y, 0.0, d[ans])
 
 
+@tangent(np.minimum)
+def minimum_tangent(ans, x, y):
+    t[ans] = rt.select(x <= y, t[x], 0.0) + rt.select(x <= y, 0.0, t[y])
+
+
 @adjoint(np.clip, kind=ty.same)
 def clip(ans, x, a_min, a_max):
     d[x] += rt.select(rt.within(x, a_min, a_max), d[ans], 0.0)
-    d[a_min] += rt.select(x < a_min, d[ans], 0.0)
-    d[a_max] += rt.select((x > a_max) & rt.within(x, a_min, None), d[ans], 0.0)
+    d[a_min] += rt.select(rt.clip_low(x, a_min, a_max), d[ans], 0.0)
+    d[a_max] += rt.select(rt.clip_high(x, a_min, a_max), d[ans], 0.0)
+
+
+@tangent(np.clip)
+def clip_tangent(ans, x, a_min, a_max):
+    t[ans] = (rt.select(rt.within(x, a_min, a_max), t[x], 0.0)
+              + rt.select(rt.clip_low(x, a_min, a_max), t[a_min], 0.0)
+              + rt.select(rt.clip_high(x, a_min, a_max), t[a_max], 0.0))
 
 
 @adjoint(np.where, kind=ty.elementwise)
@@ -127,14 +235,29 @@ def where(ans, condition, x, y):
     d[y] += rt.select(condition, 0.0, d[ans])
 
 
+@tangent(np.where)
+def where_tangent(ans, condition, x, y):
+    t[ans] = rt.select(condition, t[x], 0.0) + rt.select(condition, 0.0, t[y])
+
+
 @adjoint(np.array, kind=ty.join_arrays(1), broadcast=False)
 def array(ans, arrays):
     d[arrays] += d[ans]  # a sequence: each element gets its slice of d[ans]
 
 
+@tangent(np.array)
+def array_tangent(ans, arrays):
+    t[ans] = np.array(t[arrays])  # a sequence: the tuple of its elements' tangents
+
+
 @adjoint(np.float64, kind=ty.to_float)
 def float64(ans, x):
     d[x] += d[ans]
+
+
+@tangent(np.float64)
+def float64_tangent(ans, x):
+    t[ans] = np.float64(t[x])
 
 
 nondiff(np.sign, np.floor, np.ceil, np.trunc, np.rint, kind=ty.same)
@@ -151,9 +274,19 @@ def sum(ans, x, axis=None):
     d[x] += rt.expand(d[ans], axis)
 
 
+@tangent(np.sum)
+def sum_tangent(ans, x, axis=None):
+    t[ans] = np.sum(t[x], axis)
+
+
 @adjoint(np.mean, kind=ty.reduction("f"), broadcast=False, name="rt.mean")
 def mean(ans, x, axis=None):
     d[x] += rt.expand(d[ans], axis) / rt.count(x.shape, axis)
+
+
+@tangent(np.mean)
+def mean_tangent(ans, x, axis=None):
+    t[ans] = rt.mean(t[x], axis)
 
 
 @adjoint(np.prod, kind=ty.reduction(), broadcast=False, name="rt.prod")
@@ -161,14 +294,29 @@ def prod(ans, x, axis=None):
     d[x] += rt.prod_adjoint(d[ans], x, axis)
 
 
+@tangent(np.prod)
+def prod_tangent(ans, x, axis=None):
+    t[ans] = rt.prod_tangent(t[x], x, axis)
+
+
 @adjoint(np.max, kind=ty.reduction(), broadcast=False, name="rt.amax")
 def max(ans, x, axis=None):
     d[x] += rt.select_adjoint(d[ans], x, ans, axis)
 
 
+@tangent(np.max)
+def max_tangent(ans, x, axis=None):
+    t[ans] = rt.select_tangent(t[x], x, ans, axis)
+
+
 @adjoint(np.min, kind=ty.reduction(), broadcast=False, name="rt.amin")
 def min(ans, x, axis=None):
     d[x] += rt.select_adjoint(d[ans], x, ans, axis)
+
+
+@tangent(np.min)
+def min_tangent(ans, x, axis=None):
+    t[ans] = rt.select_tangent(t[x], x, ans, axis)
 
 
 # products
@@ -180,6 +328,11 @@ def dot(ans, x, y):
     d[y] += rt.matmul_dy(d[ans], x, y)
 
 
+@tangent(np.dot, np.matmul)
+def dot_tangent(ans, x, y):
+    t[ans] = rt.dot(t[x], y) + rt.dot(x, t[y])
+
+
 # shapes
 
 
@@ -188,9 +341,19 @@ def transpose(ans, x):
     d[x] += np.transpose(d[ans])
 
 
+@tangent(np.transpose)
+def transpose_tangent(ans, x):
+    t[ans] = np.transpose(t[x])
+
+
 @adjoint(np.reshape, kind=ty.reshape, broadcast=False, name="rt.reshape")
 def reshape(ans, x, shape):
     d[x] += rt.reshape(d[ans], x.shape)
+
+
+@tangent(np.reshape)
+def reshape_tangent(ans, x, shape):
+    t[ans] = rt.reshape(t[x], shape)
 
 
 @adjoint(np.ravel, kind=ty.ravel, broadcast=False)
@@ -198,9 +361,19 @@ def ravel(ans, x):
     d[x] += rt.reshape(d[ans], x.shape)
 
 
+@tangent(np.ravel)
+def ravel_tangent(ans, x):
+    t[ans] = np.ravel(t[x])
+
+
 @adjoint(rt.flatten, kind=ty.ravel, broadcast=False, name="rt.flatten")
 def flatten(ans, x):
     d[x] += rt.reshape(d[ans], x.shape)
+
+
+@tangent(rt.flatten)
+def flatten_tangent(ans, x):
+    t[ans] = rt.flatten(t[x])
 
 
 @adjoint(np.copy, kind=ty.first, broadcast=False)
@@ -208,14 +381,29 @@ def copy(ans, x):
     d[x] += d[ans]
 
 
+@tangent(np.copy)
+def copy_tangent(ans, x):
+    t[ans] = np.copy(t[x])
+
+
 @adjoint(np.concatenate, kind=ty.join_arrays(0), broadcast=False)
 def concatenate(ans, arrays, axis=0):
     d[arrays] += rt.split_like(d[ans], arrays, axis)
 
 
+@tangent(np.concatenate)
+def concatenate_tangent(ans, arrays, axis=0):
+    t[ans] = np.concatenate(t[arrays], axis)
+
+
 @adjoint(np.stack, kind=ty.join_arrays(1), broadcast=False)
 def stack(ans, arrays, axis=0):
     d[arrays] += rt.unstack_like(d[ans], arrays, axis)
+
+
+@tangent(np.stack)
+def stack_tangent(ans, arrays, axis=0):
+    t[ans] = np.stack(t[arrays], axis)
 
 
 # constructors: values that do not depend on the inputs' values
@@ -231,16 +419,35 @@ def full(ans, shape, fill_value, dtype=None):
     d[fill_value] += np.sum(d[ans])
 
 
+@tangent(np.full)
+def full_tangent(ans, shape, fill_value, dtype=None):
+    t[ans] = np.full(shape, t[fill_value])
+
+
 @adjoint(np.linspace, kind=ty.linspace, broadcast=False)
 def linspace(ans, start, stop, num=50):
     d[start] += np.sum(d[ans] * (1.0 - np.linspace(0.0, 1.0, num)))
     d[stop] += np.sum(d[ans] * np.linspace(0.0, 1.0, num))
 
 
+@tangent(np.linspace)
+def linspace_tangent(ans, start, stop, num=50):
+    t[ans] = (t[start] * (1.0 - np.linspace(0.0, 1.0, num))
+              + t[stop] * np.linspace(0.0, 1.0, num))
+
+
 @adjoint(np.arange, kind=ty.arange, broadcast=False)
 def arange(ans, start, stop=None, step=None, dtype=None):
     d[start] += rt.arange_dstart(d[ans], stop)
     d[step] += np.sum(d[ans] * np.arange(ans.shape[0]))
+
+
+@tangent(np.arange)
+def arange_tangent(ans, start, stop=None, step=None, dtype=None):
+    t[ans] = (t[start] * rt.arange_tstart(ans.shape[0], stop)
+              + t[step] * np.arange(ans.shape[0]))
+
+
 nondiff(np.eye, kind=ty.matrix, params=("ans", "N", "M", "k", "dtype"),
         defaults={"M": None, "k": 0, "dtype": None})
 nondiff(np.identity, kind=ty.matrix, params=("ans", "n", "dtype"), defaults={"dtype": None})

@@ -1,10 +1,11 @@
 """Rules for Python's operators, keyed `op.<gast class name>`."""
 from srcad import runtime as rt  # noqa: F401  (names used in templates)
-from srcad.rules.registry import adjoint, nondiff
+from srcad.rules.registry import adjoint, nondiff, tangent
 from srcad.rules.typing import arith, boolean, true_div
 from srcad.rules.typing import matmul as matmul_kind
 
 d = None  # templates say d[x] for "the adjoint of x"; they are never run
+t = None  # tangent templates say t[x] for "the tangent of x" (forward mode)
 
 
 @adjoint("op.Add", kind=arith)
@@ -13,10 +14,20 @@ def add(ans, x, y):
     d[y] += d[ans]
 
 
+@tangent("op.Add")
+def add_tangent(ans, x, y):
+    t[ans] = t[x] + t[y]
+
+
 @adjoint("op.Sub", kind=arith)
 def sub(ans, x, y):
     d[x] += d[ans]
     d[y] += -d[ans]
+
+
+@tangent("op.Sub")
+def sub_tangent(ans, x, y):
+    t[ans] = t[x] - t[y]
 
 
 @adjoint("op.Mult", kind=arith)
@@ -25,10 +36,20 @@ def mult(ans, x, y):
     d[y] += d[ans] * x
 
 
+@tangent("op.Mult")
+def mult_tangent(ans, x, y):
+    t[ans] = t[x] * y + x * t[y]
+
+
 @adjoint("op.Div", kind=true_div)
 def div(ans, x, y):
     d[x] += d[ans] / y
     d[y] += -d[ans] * ans / y
+
+
+@tangent("op.Div")
+def div_tangent(ans, x, y):
+    t[ans] = t[x] / y - t[y] * ans / y
 
 
 @adjoint("op.Pow", kind=arith)
@@ -37,10 +58,20 @@ def power(ans, x, y):
     d[y] += d[ans] * ans * rt.log_or_zero(x)
 
 
+@tangent("op.Pow")
+def power_tangent(ans, x, y):
+    t[ans] = t[x] * rt.pow_dx(x, y) + t[y] * ans * rt.log_or_zero(x)
+
+
 @adjoint("op.Mod", kind=arith)
 def mod(ans, x, y):
     d[x] += d[ans]
     d[y] += -d[ans] * ((x - ans) / y)
+
+
+@tangent("op.Mod")
+def mod_tangent(ans, x, y):
+    t[ans] = t[x] - t[y] * ((x - ans) / y)
 
 
 @adjoint("op.USub", kind=arith)
@@ -48,10 +79,20 @@ def neg(ans, x):
     d[x] += -d[ans]
 
 
+@tangent("op.USub")
+def neg_tangent(ans, x):
+    t[ans] = -t[x]
+
+
 @adjoint("op.MatMult", kind=matmul_kind, broadcast=False)
 def matmul(ans, x, y):
     d[x] += rt.matmul_dx(d[ans], x, y)
     d[y] += rt.matmul_dy(d[ans], x, y)
+
+
+@tangent("op.MatMult")
+def matmul_tangent(ans, x, y):
+    t[ans] = rt.dot(t[x], y) + rt.dot(x, t[y])
 
 
 nondiff("op.FloorDiv", kind=arith, params=("ans", "x", "y"))

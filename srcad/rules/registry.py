@@ -31,6 +31,7 @@ class Rule:
     diff: frozenset = frozenset()
     broadcast: bool = False
     reads: frozenset = frozenset()
+    tangent: object = None  # the expression of `t[ans] = ...` (forward mode), or None
 
     def bind(self, args, keywords, error):
         """Map this call's atoms (gast nodes) to the rule's parameters; None if omitted."""
@@ -118,6 +119,33 @@ def adjoint(*objs, kind, name=None, broadcast=None):
                     broadcast=True if broadcast is None else broadcast,
                     reads=_primal_reads(body, params))
         _register(objs, rule)
+        return template
+
+    return deco
+
+
+def tangent(*objs):
+    """Register a tangent template for `objs` (forward mode), beside their adjoint rule.
+
+    The template's body is one statement, `t[ans] = <sum of terms>`, each term holding
+    exactly one `t[param]` (the tangent of a differentiable parameter)::
+
+        @tangent(np.sin)
+        def sin(ans, x):
+            t[ans] = t[x] * np.cos(x)
+
+    Terms whose parameter carries no tangent are dropped.
+    """
+
+    def deco(template):
+        body = template_body(template)
+        if len(body) != 1 or not isinstance(body[0], gast.Assign):
+            raise ValueError(f"a tangent template is one `t[ans] = ...` statement: {template}")
+        for obj in objs:
+            rule = lookup(obj) if not isinstance(obj, str) else by_name(obj)
+            if rule is None:
+                raise ValueError(f"no rule to add a tangent to: {obj!r}")
+            rule.tangent = body[0].value
         return template
 
     return deco

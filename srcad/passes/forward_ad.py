@@ -1,0 +1,221 @@
+"""ForwardAD: tangent (forward-mode) code, interleaved with the primal."""
+import copy
+
+import gast
+
+from codegen import fill, to_source
+from srcad.errors import NoRuleError
+from srcad.passes import ir
+from srcad.passes.activity import bound_args
+
+
+def _stmts(text):
+    return gast.parse(text).body
+
+
+class _SwapT(gast.NodeTransformer):
+    """`t[p]` to the tangent expression of parameter p."""
+
+    def __init__(self, tangents):
+        self.tangents = tangents
+
+    def visit_Subscript(self, node):
+        if isinstance(node.value, gast.Name) and node.value.id == "t" \
+                and isinstance(node.slice, gast.Name):
+            return copy.deepcopy(self.tangents[node.slice.id])
+        return self.generic_visit(node)
+
+
+def _terms(expr, sign=1):
+    """The additive terms of an expression, with their signs."""
+    if isinstance(expr, gast.BinOp) and isinstance(expr.op, (gast.Add, gast.Sub)):
+        right_sign = sign if isinstance(expr.op, gast.Add) else -sign
+        return _terms(expr.left, sign) + _terms(expr.right, right_sign)
+    return [(sign, expr)]
+
+
+def _t_params(expr):
+    return {n.slice.id for n in gast.walk(expr) if isinstance(n, gast.Subscript)
+            and isinstance(n.value, gast.Name) and n.value.id == "t"
+            and isinstance(n.slice, gast.Name)}
+
+
+class ForwardAD:
+    """Transformation: `<f>_jvp(args, tangents of wrt) -> (out, out_tangent)`.
+
+    Every assignment to a variable that depends on a `wrt` parameter is followed by the
+    assignment of its tangent `t_<name>`, from the rule's tangent template; element writes
+    write the tangent's elements; control flow is the primal's (nothing is saved). Calls
+    to the user's functions call their own `_jvp`.
+    """
+
+    def __init__(self, ctx, params, wrt, name):
+        self.ctx, self.params, self.wrt, self.name = ctx, params, wrt, name
+        self.varied = {v for v in ctx.varied if getattr(ctx.kinds.get(v), "is_float", False)}
+        ctx.tangent_names = getattr(ctx, "tangent_names", {})
+
+    def t(self, name):
+        names = self.ctx.tangent_names
+        if name not in names:
+            names[name] = self.ctx.namer.fresh("t_" + name, numbered=False)
+        return names[name]
+
+    def zero(self, name):
+        return f"np.zeros_like({name})" if self.ctx.kinds[name].ndim else "0.0"
+
+    def tangent_of(self, atom):
+        """Source of an atom's tangent: its tangent variable, or a zero of its kind."""
+        if isinstance(atom, gast.Name) and atom.id in self.varied:
+            return self.t(atom.id)
+        if isinstance(atom, gast.Name) and getattr(self.ctx.kinds.get(atom.id), "ndim", 0):
+            return f"np.zeros_like({atom.id})"
+        return "0.0"
+
+    def run(self, fnode):
+        body = fnode.body
+        self.result = body[-1].value
+        pre = []
+        for p in self.params:
+            if p in self.ctx.written and self.ctx.kinds[p].is_array:
+                pre += _stmts(f"{p} = {p}.copy()")
+            if p in self.varied and p in self.wrt and p in self.ctx.written:
+                pre += _stmts(f"{self.t(p)} = {self.t(p)}.copy()")
+            elif p in self.varied and p not in self.wrt:
+                pre += _stmts(f"{self.t(p)} = {self.zero(p)}")
+        out = pre + self.block(body[:-1])
+        outs = self.result.elts if isinstance(self.result, gast.Tuple) else [self.result]
+        res = ", ".join(to_source(gast.Expr(value=o)).strip() for o in outs)
+        tan = ", ".join(self.tangent_of(o) for o in outs)
+        if isinstance(self.result, gast.Tuple):
+            res, tan = f"({res},)", f"({tan},)"
+        out += _stmts(f"return {res}, {tan}")
+        params = self.params + [self.t(p) for p in self.wrt]
+        return _function(self.name, params, out)
+
+    def block(self, stmts):
+        out = []
+        for s in stmts:
+            self.ctx.current = s
+            if isinstance(s, gast.Assign):
+                out += self.assign(s)
+            elif isinstance(s, gast.If):
+                out.append(ir.if_(s.test, self.block(s.body) or [gast.Pass()],
+                                  self.block(s.orelse), like=s))
+            elif isinstance(s, gast.For):
+                loop = gast.For(target=s.target, iter=s.iter, orelse=[], type_comment=None,
+                                body=self.block(s.body) or [gast.Pass()])
+                out.append(gast.copy_location(loop, s))
+            elif isinstance(s, gast.While):
+                loop = gast.While(test=s.test, orelse=[], body=self.block(s.body) or [gast.Pass()])
+                out.append(gast.copy_location(loop, s))
+            elif isinstance(s, gast.Break):
+                out.append(s)
+        return out
+
+    def assign(self, s):
+        target, op = s.targets[0], s.value
+        if isinstance(target, gast.Subscript):
+            x = target.value.id
+            if x not in self.varied:
+                return [s]
+            lhs = to_source(gast.Expr(value=gast.Subscript(
+                value=ir.name(self.t(x)), slice=target.slice, ctx=gast.Load()))).strip()
+            return [s] + _stmts(f"{lhs} = {self.tangent_of(op)}")
+        text = ir.dotted_text(op.func) if isinstance(op, gast.Call) else None
+        if text in self.ctx.user_functions:
+            return self.call(s, text)
+        if text in self.ctx.custom_calls and self.targets_varied(s):
+            raise self.ctx.fsrc.error(
+                f"`{text}` has a vector-Jacobian rule but no tangent rule", s,
+                "forward mode (jvp, jacobian by columns, hvp) needs one: srcad.defjvp",
+                NoRuleError)
+        primal = [s]
+        if s in getattr(self.ctx, "materialize", ()):
+            primal = [ir.assign(target, gast.Call(func=gast.Attribute(
+                value=op, attr="copy", ctx=gast.Load()), args=[], keywords=[]), like=s)]
+        t = target.id
+        if t not in self.varied:
+            return primal
+        return primal + _stmts(f"{self.t(t)} = {self.tangent_expr(t, op, s)}")
+
+    def targets_varied(self, s):
+        t = s.targets[0]
+        names = [e.id for e in t.elts] if isinstance(t, gast.Tuple) else [t.id]
+        return any(n in self.varied for n in names)
+
+    def tangent_expr(self, t, op, s):
+        if isinstance(op, gast.Name):
+            tan = self.tangent_of(op)
+            return tan + ".copy()" if s in getattr(self.ctx, "materialize", ()) and \
+                op.id in self.varied else tan
+        if isinstance(op, gast.Subscript):
+            if op.value.id not in self.varied:
+                return self.zero(t)
+            return to_source(gast.Expr(value=gast.Subscript(
+                value=ir.name(self.t(op.value.id)), slice=op.slice, ctx=gast.Load()))).strip()
+        rule, bound = bound_args(op, self.ctx)
+        if rule is None or not rule.body:
+            return self.zero(t)
+        if rule.tangent is None:
+            raise self.ctx.fsrc.error(f"`{rule.name}` has no tangent rule", s,
+                                      "forward mode needs one beside the adjoint",
+                                      NoRuleError)
+        return self.instantiate(rule, t, bound)
+
+    def instantiate(self, rule, t, bound):
+        repl, tangents = {}, {}
+        for p in rule.params[1:]:
+            atom = bound.get(p)
+            repl[p] = atom if atom is not None else ir.const(rule.defaults.get(p))
+            if isinstance(atom, (gast.Tuple, gast.List)):
+                elts = [gast.parse(self.tangent_of(e), mode="eval").body for e in atom.elts]
+                tangents[p] = gast.Tuple(elts=elts, ctx=gast.Load())
+            else:
+                tangents[p] = gast.parse(self.tangent_of(atom) if atom is not None else "0.0",
+                                         mode="eval").body
+        repl[rule.params[0]] = t
+        kept = []
+        for sign, term in _terms(rule.tangent):
+            ps = _t_params(term)
+            live = [p for p in ps if isinstance(bound.get(p), (gast.Tuple, gast.List)) and any(
+                isinstance(e, gast.Name) and e.id in self.varied for e in bound[p].elts)
+                or isinstance(bound.get(p), gast.Name) and bound[p].id in self.varied]
+            if not live:
+                continue
+            term = fill([gast.Expr(value=_SwapT(tangents).visit(copy.deepcopy(term)))], repl)[0]
+            kept.append(("-" if sign < 0 else "+", to_source(term).strip()))
+        if not kept:
+            return self.zero(t)
+        text = " ".join(f"{sgn} ({expr})" for sgn, expr in kept)
+        return text[2:] if text.startswith("+ ") else "-" + text[2:]
+
+    def call(self, s, text):
+        """`t = g(args)`: g's own forward mode, for the arguments that carry tangents."""
+        args = s.value.args
+        kinds = tuple(self.ctx.kinds[a.id] if isinstance(a, gast.Name) else
+                      self.ctx.const_kind(a) for a in args)
+        wrt = tuple(i for i, a in enumerate(args) if isinstance(a, gast.Name)
+                    and a.id in self.varied)
+        if not self.targets_varied(s) or not wrt:
+            return [s]
+        spec = self.ctx.program.specialize(self.ctx.user_functions[text], kinds, s,
+                                           self.ctx.fsrc, wrt=wrt, mode="fwd")
+        arg_text = [to_source(gast.Expr(value=a)).strip() for a in args]
+        tan_text = [self.t(args[i].id) for i in wrt]
+        target = s.targets[0]
+        if isinstance(target, gast.Tuple):
+            outs = [e.id for e in target.elts]
+            lhs = "(" + ", ".join(outs) + ",), (" + ", ".join(
+                self.t(o) if o in self.varied else "_" for o in outs) + ",)"
+        else:
+            lhs = f"{target.id}, {self.t(target.id)}"
+        return _stmts(f"{lhs} = {spec.jvp_name}({', '.join(arg_text + tan_text)})")
+
+
+def _function(name, params, body):
+    args = gast.arguments(args=[ir.name(p) for p in params], posonlyargs=[], vararg=None,
+                          kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
+    for a in args.args:
+        a.ctx = gast.Param()
+    return gast.FunctionDef(name=name, args=args, body=body or [gast.Pass()], decorator_list=[],
+                            returns=None, type_comment=None, type_params=[])
