@@ -9,9 +9,10 @@ True
 """
 from srcad import rules  # noqa: F401  (registers the derivative rules)
 from srcad.api import grad, jacobian, jvp, source, value_and_grad, vjp
-from srcad.custom import defvjp
+from srcad.custom import defjvp, defvjp
 from srcad.errors import NoRuleError, SrcadError, SrcadWarning, UnsupportedError
 from srcad.runtime import stop_gradient
 
-__all__ = ["NoRuleError", "SrcadError", "SrcadWarning", "UnsupportedError", "defvjp", "grad",
+__all__ = ["NoRuleError", "SrcadError", "SrcadWarning", "UnsupportedError", "defjvp", "defvjp",
+           "grad",
            "jacobian", "jvp", "source", "stop_gradient", "value_and_grad", "vjp"]

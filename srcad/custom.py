@@ -23,7 +23,34 @@ def defvjp(fn):
     return register
 
 
+def defjvp(fn):
+    """Register a Jacobian-vector product for `fn`, for forward mode (jvp, Jacobians by
+    columns)::
+
+        @srcad.defjvp(my_floor)
+        def _(t, ans, x):      # t: a tuple with one tangent per argument of my_floor
+            return t[0]        # the output's tangent (straight-through)
+
+    An argument without a tangent gets a zero one.
+    """
+
+    def register(jvp):
+        _JVP_RULES[id(fn)] = (fn, jvp)
+        return jvp
+
+    return register
+
+
+_JVP_RULES = {}
+
+
 def lookup(obj):
     """(fn, vjp) registered for `obj`, or None."""
     entry = _RULES.get(id(obj))
+    return entry if entry is not None and entry[0] is obj else None
+
+
+def lookup_jvp(obj):
+    """(fn, jvp) registered for `obj`, or None."""
+    entry = _JVP_RULES.get(id(obj))
     return entry if entry is not None and entry[0] is obj else None

@@ -33,7 +33,8 @@ class Context:
         self.namer = Namer({n.id for n in gast.walk(fsrc.node) if isinstance(n, gast.Name)}
                            | {a.id for a in fsrc.node.args.args})
         self.user_functions = {}
-        self.custom_calls = {}  # module name of a function with a defvjp rule -> (fn, vjp name)
+        self.custom_calls = {}  # module name of a function with a custom rule -> (fn, vjp name)
+        self.custom_tangents = {}  # the same name -> its defjvp rule's name, or None
         self.timings = []
         self.adjoint_names = {}
         self.augmented = set()

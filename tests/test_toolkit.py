@@ -228,3 +228,39 @@ def test_clip_with_crossed_bounds_and_diag_of_a_wide_matrix(jit):
     m = np.arange(6.0).reshape(2, 3)
     got = srcad.grad(diag_of_wide, jit=jit, on_jit_error="raise")(m)
     assert_grad_close(got, fd_grad(diag_of_wide, (m,), 0))
+
+
+def soft_step(x, k):
+    return 1.0 / (1.0 + math.exp(-k * x))
+
+
+@srcad.defvjp(soft_step)
+def _soft_step_vjp(g, ans, x, k):
+    s = g * ans * (1.0 - ans)
+    return (s * k, s * x)
+
+
+@srcad.defjvp(soft_step)
+def _soft_step_jvp(t, ans, x, k):
+    return ans * (1.0 - ans) * (t[0] * k + t[1] * x)
+
+
+def uses_soft_step(x, k):
+    s = 0.0
+    for i in range(1, 4):
+        s += soft_step(x * i, k) * i
+    return s
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_custom_jvp_and_vjp_agree_and_match_finite_differences(jit):
+    args, v = (0.3, 1.7), (0.4, -1.1)
+    _, tan = srcad.jvp(uses_soft_step, args, v, jit=jit, on_jit_error="raise")
+    grads = srcad.grad(uses_soft_step, wrt=(0, 1), jit=jit, on_jit_error="raise")(*args)
+    assert tan == pytest.approx(grads[0] * v[0] + grads[1] * v[1], rel=1e-12)
+    assert_grad_close(grads, fd_grad(uses_soft_step, args, (0, 1)))
+
+
+def test_forward_mode_without_a_tangent_rule_is_refused():
+    with pytest.raises(srcad.NoRuleError, match="defjvp"):
+        srcad.jvp(uses_device, (0.3, 0.7), (1.0, 0.0), jit=False)

@@ -125,10 +125,7 @@ class ForwardAD:
         if text in self.ctx.user_functions:
             return self.call(s, text)
         if text in self.ctx.custom_calls and self.targets_varied(s):
-            raise self.ctx.fsrc.error(
-                f"`{text}` has a vector-Jacobian rule but no tangent rule", s,
-                "forward mode (jvp, jacobian by columns, hvp) needs one: srcad.defjvp",
-                NoRuleError)
+            return self.custom(s, text)
         primal = [s]
         if s in getattr(self.ctx, "materialize", ()):
             primal = [ir.assign(target, gast.Call(func=gast.Attribute(
@@ -137,6 +134,22 @@ class ForwardAD:
         if t not in self.varied:
             return primal
         return primal + _stmts(f"{self.t(t)} = {self.tangent_expr(t, op, s)}")
+
+    def custom(self, s, text):
+        """`t = f(args)` with a defjvp rule: the rule maps the arguments' tangents to
+        the output's."""
+        jvp_name = self.ctx.custom_tangents.get(text)
+        if jvp_name is None:
+            fn = self.ctx.custom_calls[text][0]
+            raise self.ctx.fsrc.error(
+                f"`{getattr(fn, '__name__', fn)}` has a vector-Jacobian rule but no tangent "
+                "rule", s, "forward mode (jvp, jacobian by columns) needs one: srcad.defjvp",
+                NoRuleError)
+        t = s.targets[0].id
+        args = s.value.args
+        tans = "".join(self.tangent_of(a) + ", " for a in args)
+        arg_text = "".join(", " + to_source(gast.Expr(value=a)).strip() for a in args)
+        return [s] + _stmts(f"{self.t(t)} = {jvp_name}(({tans}), {t}{arg_text})")
 
     def targets_varied(self, s):
         t = s.targets[0]

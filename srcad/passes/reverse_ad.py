@@ -4,6 +4,7 @@ import copy
 import gast
 
 from codegen import comment
+from srcad.errors import NoRuleError
 from srcad.kinds import dummy
 from srcad.passes import ir
 from srcad.passes.adjoints import Adjoints
@@ -320,7 +321,11 @@ class ReverseAD:
         """`t = f(args)` with a defvjp rule: the rule gives one cotangent per argument."""
         from codegen import to_source
         t = s.targets[0].id
-        _, vjp_name = self.ctx.custom_calls[ir.dotted_text(s.value.func)]
+        fn, vjp_name = self.ctx.custom_calls[ir.dotted_text(s.value.func)]
+        if vjp_name is None:
+            raise self.ctx.fsrc.error(
+                f"`{getattr(fn, '__name__', fn)}` has a tangent rule but no vector-Jacobian "
+                "rule", s, "reverse mode (grad, vjp) needs one: srcad.defvjp", NoRuleError)
         args = s.value.args
         grads = [self.namer.fresh("d_arg") for _ in args]
         arg_text = "".join(", " + to_source(gast.Expr(value=a)).strip() for a in args)

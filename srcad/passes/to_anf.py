@@ -502,12 +502,16 @@ class ToANF:
         obj = self.resolve.lookup(text)
         if obj is self.resolve.MISSING:
             raise self.error(f"`{text}` is not defined", self.stmt_line)
-        custom_rule = custom.lookup(obj)
-        if custom_rule is not None:
-            fn, vjp = custom_rule
+        vjp_rule, jvp_rule = custom.lookup(obj), custom.lookup_jvp(obj)
+        if vjp_rule is not None or jvp_rule is not None:
+            fn = obj
             stem = getattr(fn, "__name__", "custom")
             name = self.ctx.program.external(fn, stem + "_custom")
-            self.ctx.custom_calls[name] = (fn, self.ctx.program.external(vjp, stem + "_vjp"))
+            program = self.ctx.program
+            self.ctx.custom_calls[name] = (
+                fn, program.external(vjp_rule[1], stem + "_vjp") if vjp_rule else None)
+            self.ctx.custom_tangents[name] = \
+                program.external(jvp_rule[1], stem + "_jvp") if jvp_rule else None
             return name
         rule = registry.lookup(obj)
         if rule is not None:
