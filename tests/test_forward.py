@@ -125,3 +125,24 @@ def test_levenberg_marquardt_recovers_the_decay_parameters():
 def test_jvp_refuses_a_wrong_number_of_tangents():
     with pytest.raises(srcad.SrcadError, match="tangents"):
         srcad.jvp(net, (0.4, 0.7), (1.0,), jit=False)
+
+
+def _edge_cases():
+    from tests.test_edge_cases import GRAD_CASES
+    return [pytest.param(*p.values, id=p.id) for p in GRAD_CASES]
+
+
+@pytest.mark.parametrize("func, make_args, wrt, jit", _edge_cases())
+def test_jvp_agrees_with_grad_on_the_edge_cases(func, make_args, wrt, jit):
+    rng = np.random.default_rng(11)
+    g = srcad.grad(func, wrt=wrt, jit=False)
+    args = make_args()
+    tangents = tuple(_direction(args[i], rng) for i in g.positions)
+    value, tan = srcad.jvp(func, make_args(), tangents, wrt=g.positions, jit=jit,
+                           on_jit_error="raise")
+    grads = g(*make_args())
+    grads = grads if isinstance(grads, tuple) else (grads,)
+    want = sum(_dot(gr, t) for gr, t in zip(grads, tangents))
+    assert np.isfinite(tan) == np.isfinite(want)
+    if np.isfinite(want):
+        assert tan == pytest.approx(want, rel=1e-8, abs=1e-9)
