@@ -4,6 +4,7 @@ import os
 
 from codegen import Namer, to_source
 from srcad.errors import SrcadError, UnsupportedError
+from srcad.passes.forward_ad import ForwardAD
 from srcad.passes.infer_kinds import InferKinds
 from srcad.pipeline import Context, analyze, differentiate, normalize
 from srcad.source import FunctionSource
@@ -136,15 +137,19 @@ class Program:
         normalize(ctx)
         return ctx
 
-    def _build(self, fn, arg_kinds, wrt):
+    def _analyzed(self, fn, arg_kinds, wrt, mode):
+        """A specialization with its function normalized and analysed for `wrt`."""
         ctx = self._normalized(fn)
         params = [a.id for a in ctx.fnode.args.args]
-        wrt_names = [params[i] for i in wrt]
-        analyze(ctx, arg_kinds, wrt_names)
         spec = Specialization(fn, arg_kinds, wrt)
-        spec.ctx, spec.mode = ctx, "rev"
-        spec.params = params
-        spec.return_kind = ctx.return_kind
+        spec.wrt_names = [params[i] for i in wrt]
+        analyze(ctx, arg_kinds, spec.wrt_names)
+        spec.ctx, spec.params, spec.return_kind, spec.mode = ctx, params, ctx.return_kind, mode
+        return spec
+
+    def _build(self, fn, arg_kinds, wrt):
+        spec = self._analyzed(fn, arg_kinds, wrt, "rev")
+        ctx, wrt_names = spec.ctx, spec.wrt_names
         spec.fwd_name = self.namer.fresh(f"{spec.name}_fwd", numbered=False)
         spec.rev_name = self.namer.fresh(f"{spec.name}_rev", numbered=False)
         spec.fwd, spec.rev = differentiate(ctx, wrt_names, spec.fwd_name, spec.rev_name)
@@ -152,15 +157,10 @@ class Program:
         return spec
 
     def _build_fwd(self, fn, arg_kinds, wrt):
-        ctx = self._normalized(fn)
-        params = [a.id for a in ctx.fnode.args.args]
-        wrt_names = [params[i] for i in wrt]
-        analyze(ctx, arg_kinds, wrt_names)
-        spec = Specialization(fn, arg_kinds, wrt)
-        spec.ctx, spec.params, spec.return_kind, spec.mode = ctx, params, ctx.return_kind, "fwd"
+        spec = self._analyzed(fn, arg_kinds, wrt, "fwd")
         spec.jvp_name = self.namer.fresh(f"{spec.name}_jvp", numbered=False)
-        from srcad.passes.forward_ad import ForwardAD
-        spec.jvp = ForwardAD(ctx, params, wrt_names, spec.jvp_name).run(ctx.fnode)
+        spec.jvp = ForwardAD(spec.ctx, spec.params, spec.wrt_names, spec.jvp_name).run(
+            spec.ctx.fnode)
         return spec
 
     def source(self, top):

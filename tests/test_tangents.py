@@ -26,6 +26,7 @@ import pytest
 from numba import njit
 
 from srcad import runtime as rt
+from srcad.passes.forward_ad import additive_terms
 from srcad.rules import registry
 from srcad.rules.registry import all_rules
 from tests.test_rules import (
@@ -365,12 +366,7 @@ def _t_param(node):
     return None
 
 
-def terms(expr, sign=1):
-    """The additive terms of `expr` (joined by top-level `+` or `-`), with their signs."""
-    if isinstance(expr, gast.BinOp) and isinstance(expr.op, (gast.Add, gast.Sub)):
-        right = sign if isinstance(expr.op, gast.Add) else -sign
-        return terms(expr.left, sign) + terms(expr.right, right)
-    return [(sign, expr)]
+terms = additive_terms  # the transform's own splitting into terms
 
 
 def term_param(term):

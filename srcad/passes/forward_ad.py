@@ -26,11 +26,11 @@ class _SwapT(gast.NodeTransformer):
         return self.generic_visit(node)
 
 
-def _terms(expr, sign=1):
+def additive_terms(expr, sign=1):
     """The additive terms of an expression, with their signs."""
     if isinstance(expr, gast.BinOp) and isinstance(expr.op, (gast.Add, gast.Sub)):
         right_sign = sign if isinstance(expr.op, gast.Add) else -sign
-        return _terms(expr.left, sign) + _terms(expr.right, right_sign)
+        return additive_terms(expr.left, sign) + additive_terms(expr.right, right_sign)
     return [(sign, expr)]
 
 
@@ -188,7 +188,7 @@ class ForwardAD:
                                          mode="eval").body
         repl[rule.params[0]] = t
         kept = []
-        for sign, term in _terms(rule.tangent):
+        for sign, term in additive_terms(rule.tangent):
             ps = _t_params(term)
             live = [p for p in ps if isinstance(bound.get(p), (gast.Tuple, gast.List)) and any(
                 isinstance(e, gast.Name) and e.id in self.varied for e in bound[p].elts)
