@@ -147,3 +147,24 @@ def test_jvp_agrees_with_grad_on_the_edge_cases(func, make_args, wrt, jit):
     assert np.isfinite(tan) == np.isfinite(want)
     if np.isfinite(want):
         assert tan == pytest.approx(want, rel=1e-8, abs=1e-9)
+
+
+def inner(p):
+    return p * p
+
+
+def outer(p, q):
+    return inner(p) + q
+
+
+def constant_helper_calls(x, y):
+    """Helpers whose arguments carry no tangent, directly and one call down."""
+    return inner(0.5) + x + outer(0.5, x) * y
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_jvp_through_helpers_called_with_constants(jit):
+    out, tan = srcad.jvp(constant_helper_calls, (1.0, 2.0), (1.0, 0.5), jit=jit,
+                         on_jit_error="raise")
+    assert out == pytest.approx(constant_helper_calls(1.0, 2.0))
+    assert tan == pytest.approx(1.0 + 1.0 * 2.0 + (0.25 + 1.0) * 0.5)

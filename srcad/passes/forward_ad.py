@@ -209,8 +209,8 @@ class ForwardAD:
                       self.ctx.const_kind(a) for a in args)
         wrt = tuple(i for i, a in enumerate(args) if isinstance(a, gast.Name)
                     and a.id in self.varied)
-        if not self.targets_varied(s) or not wrt:
-            return [s]
+        if not self.targets_varied(s):
+            wrt = ()  # the generated module has only g's _jvp: call it without tangents
         spec = self.ctx.program.specialize(self.ctx.user_functions[text], kinds, s,
                                            self.ctx.fsrc, wrt=wrt, mode="fwd")
         arg_text = [to_source(gast.Expr(value=a)).strip() for a in args]
@@ -219,9 +219,17 @@ class ForwardAD:
         if isinstance(target, gast.Tuple):
             outs = [e.id for e in target.elts]
             lhs = "(" + ", ".join(outs) + ",), (" + ", ".join(
-                self.t(o) if o in self.varied else "_" for o in outs) + ",)"
-        else:
+                self.t(o) if o in self.varied and wrt else "_" for o in outs) + ",)"
+        elif wrt:
             lhs = f"{target.id}, {self.t(target.id)}"
+        else:
+            lhs = f"{target.id}, _"
+        if not wrt and self.targets_varied(s):  # varied targets, constant inputs
+            zeros = [] if isinstance(target, gast.Tuple) else [target.id]
+            zeros += [o for o in (outs if isinstance(target, gast.Tuple) else [])
+                      if o in self.varied]
+            return _stmts(f"{lhs} = {spec.jvp_name}({', '.join(arg_text)})") + [
+                s2 for z in zeros for s2 in _stmts(f"{self.t(z)} = {self.zero(z)}")]
         return _stmts(f"{lhs} = {spec.jvp_name}({', '.join(arg_text + tan_text)})")
 
 
