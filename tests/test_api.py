@@ -98,3 +98,18 @@ def test_another_process_reads_the_same_module_file(tmp_path):
 def _root():
     import pathlib
     return pathlib.Path(__file__).resolve().parent.parent
+
+
+def pushes_only_in_a_pruned_branch(x, a):
+    s = 0.0
+    if s > s:  # Numba folds this to False and drops the branch, with the tape's only push
+        for i in range(a.shape[0]):
+            t = np.tanh(a)
+            s = s + np.sum(np.exp(t))
+    return x * x + s + np.sum(a)
+
+
+def test_a_tape_list_is_typed_when_numba_prunes_every_push():
+    a = np.linspace(0.1, 0.5, 5)
+    got = srcad.grad(pushes_only_in_a_pruned_branch, wrt=(0, 1), on_jit_error="raise")(0.3, a)
+    assert_grad_close(got, fd_grad(pushes_only_in_a_pruned_branch, (0.3, a), (0, 1)))

@@ -418,7 +418,13 @@ class ReverseAD:
                 pre += _stmts(f"{v} = {dummy(ctx.kinds[v], view=v in views)}")
         top_counts = self.reserves_top(fnode.body)
         for st in self.stacks.values():
-            if st.is_list:
+            if st.is_list and st.kind is not None:
+                # a placeholder first, so Numba can type the list even where every push
+                # is in a branch it prunes; the reverse sweep never pops it
+                key = next(k for k, v in self.stacks.items() if v is st)
+                view = isinstance(key, str) and key in views
+                pre += _stmts(f"{st.buf} = List()\n{st.buf}.append({dummy(st.kind, view=view)})")
+            elif st.is_list:
                 pre += _stmts(f"{st.buf} = List()")
             else:
                 dtype = {"b": "np.bool_", "i": "np.int64", "f": "np.float64"}[st.kind.dtype]
