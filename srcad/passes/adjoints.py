@@ -76,14 +76,13 @@ class Adjoints:
         on the way to them: their adjoints treat a zero cotangent as a strong zero."""
         if getattr(self.ctx, "masked", None) is not None:
             return self.ctx.masked
-        masking = {"np.where", "np.maximum", "np.minimum", "np.clip", "max", "min"}
         masked, defs = set(), []
         for s, _ in statements(self.ctx.fnode.body):
             if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
                 rule, bound = bound_args(s.value, self.ctx)
                 operands = names([bound[p] for p in rule.diff if bound.get(p) is not None]) \
                     if rule is not None else []
-                if rule is not None and rule.name in masking:
+                if rule is not None and rule.masks:
                     masked |= set(operands)
                 defs.append((s.targets[0].id, operands))
         changed = True
@@ -126,7 +125,7 @@ class Adjoints:
         out, offset = [], None
         for k, elt in enumerate(seq.elts):
             lead = [gast.Slice(lower=None, upper=None, step=None)] * axis
-            if rule.name in ("np.stack", "np.array"):
+            if rule.sequence == "stack":
                 index = lead + [ir.const(k)]
             else:
                 size = gast.Subscript(value=gast.Attribute(value=ir.name(elt.id), attr="shape",

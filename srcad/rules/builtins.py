@@ -21,7 +21,7 @@ def abs_tangent(ans, x):
     t[ans] = t[x] * np.sign(x)
 
 
-@adjoint(builtins.max, kind=same)
+@adjoint(builtins.max, kind=same, masks=True)
 def max(ans, x, y):
     d[x] += rt.select(x >= y, d[ans], 0.0)
     d[y] += rt.select(x >= y, 0.0, d[ans])
@@ -32,7 +32,7 @@ def max_tangent(ans, x, y):
     t[ans] = rt.select(x >= y, t[x], 0.0) + rt.select(x >= y, 0.0, t[y])
 
 
-@adjoint(builtins.min, kind=same)
+@adjoint(builtins.min, kind=same, masks=True)
 def min(ans, x, y):
     d[x] += rt.select(x <= y, d[ans], 0.0)
     d[y] += rt.select(x <= y, 0.0, d[ans])

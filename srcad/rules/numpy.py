@@ -193,7 +193,7 @@ def power_tangent(ans, x, y):
     t[ans] = t[x] * rt.pow_dx(x, y) + t[y] * ans * rt.log_or_zero(x)
 
 
-@adjoint(np.maximum, kind=ty.same)
+@adjoint(np.maximum, kind=ty.same, masks=True)
 def maximum(ans, x, y):
     d[x] += rt.select(x >= y, d[ans], 0.0)
     d[y] += rt.select(x >= y, 0.0, d[ans])
@@ -204,7 +204,7 @@ def maximum_tangent(ans, x, y):
     t[ans] = rt.select(x >= y, t[x], 0.0) + rt.select(x >= y, 0.0, t[y])
 
 
-@adjoint(np.minimum, kind=ty.same)
+@adjoint(np.minimum, kind=ty.same, masks=True)
 def minimum(ans, x, y):
     d[x] += rt.select(x <= y, d[ans], 0.0)
     d[y] += rt.select(x <= y, 0.0, d[ans])
@@ -215,7 +215,7 @@ def minimum_tangent(ans, x, y):
     t[ans] = rt.select(x <= y, t[x], 0.0) + rt.select(x <= y, 0.0, t[y])
 
 
-@adjoint(np.clip, kind=ty.same)
+@adjoint(np.clip, kind=ty.same, masks=True)
 def clip(ans, x, a_min, a_max):
     d[x] += rt.select(rt.within(x, a_min, a_max), d[ans], 0.0)
     d[a_min] += rt.select(rt.clip_low(x, a_min, a_max), d[ans], 0.0)
@@ -229,7 +229,7 @@ def clip_tangent(ans, x, a_min, a_max):
               + rt.select(rt.clip_high(x, a_min, a_max), t[a_max], 0.0))
 
 
-@adjoint(np.where, kind=ty.elementwise)
+@adjoint(np.where, kind=ty.elementwise, masks=True)
 def where(ans, condition, x, y):
     d[x] += rt.select(condition, d[ans], 0.0)
     d[y] += rt.select(condition, 0.0, d[ans])
@@ -240,7 +240,7 @@ def where_tangent(ans, condition, x, y):
     t[ans] = rt.select(condition, t[x], 0.0) + rt.select(condition, 0.0, t[y])
 
 
-@adjoint(np.array, kind=ty.join_arrays(1), broadcast=False)
+@adjoint(np.array, kind=ty.join_arrays(1), broadcast=False, sequence="stack")
 def array(ans, arrays):
     d[arrays] += d[ans]  # a sequence: each element gets its slice of d[ans]
 
@@ -386,7 +386,8 @@ def copy_tangent(ans, x):
     t[ans] = np.copy(t[x])
 
 
-@adjoint(np.concatenate, kind=ty.join_arrays(0), broadcast=False)
+@adjoint(np.concatenate, kind=ty.join_arrays(0), broadcast=False,
+         sequence="concatenate")
 def concatenate(ans, arrays, axis=0):
     d[arrays] += rt.split_like(d[ans], arrays, axis)
 
@@ -396,7 +397,7 @@ def concatenate_tangent(ans, arrays, axis=0):
     t[ans] = np.concatenate(t[arrays], axis)
 
 
-@adjoint(np.stack, kind=ty.join_arrays(1), broadcast=False)
+@adjoint(np.stack, kind=ty.join_arrays(1), broadcast=False, sequence="stack")
 def stack(ans, arrays, axis=0):
     d[arrays] += rt.unstack_like(d[ans], arrays, axis)
 

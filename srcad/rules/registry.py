@@ -32,6 +32,8 @@ class Rule:
     broadcast: bool = False
     reads: frozenset = frozenset()
     tangent: object = None  # the expression of `t[ans] = ...` (forward mode), or None
+    masks: bool = False  # routes the cotangent to one operand per element (where, maximum)
+    sequence: str = None  # "concatenate" or "stack": a tuple parameter split back per element
 
     def bind(self, args, keywords, error):
         """Map this call's atoms (gast nodes) to the rule's parameters; None if omitted."""
@@ -105,8 +107,14 @@ def _register(objs, rule):
     _BY_NAME.setdefault(rule.name, rule)
 
 
-def adjoint(*objs, kind, name=None, broadcast=None):
-    """Register a template as the adjoint rule of `objs` (functions, or operator keys)."""
+def adjoint(*objs, kind, name=None, broadcast=None, masks=False, sequence=None):
+    """Register a template as the adjoint rule of `objs` (functions, or operator keys).
+
+    `masks=True` marks a rule that sends each element's cotangent to one operand only
+    (zero cotangents upstream of it are strong zeros); `sequence` marks a rule taking a
+    tuple of arrays, each of whose adjoints is a slice of d[ans] ("concatenate"), or an
+    index into it along the axis ("stack").
+    """
 
     def deco(template):
         sig = inspect.signature(template)
@@ -117,7 +125,7 @@ def adjoint(*objs, kind, name=None, broadcast=None):
         rule = Rule(name=name or canonical_name(objs[0]), params=params, defaults=defaults,
                     kind=kind, body=body, diff=_adjoint_targets(body),
                     broadcast=True if broadcast is None else broadcast,
-                    reads=_primal_reads(body, params))
+                    reads=_primal_reads(body, params), masks=masks, sequence=sequence)
         _register(objs, rule)
         return template
 
