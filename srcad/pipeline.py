@@ -12,7 +12,9 @@ from srcad.passes.activity import Activity
 from srcad.passes.check_aliases import CheckAliases
 from srcad.passes.check_supported import CheckSupported
 from srcad.passes.expand_aug_assign import ExpandAugAssign
+from srcad.passes.hoist_local_functions import HoistLocalFunctions
 from srcad.passes.infer_kinds import InferKinds
+from srcad.passes.lower_comprehensions import LowerComprehensions
 from srcad.passes.lower_loop_exits import LowerLoopExits
 from srcad.passes.record_control import RecordControl
 from srcad.passes.rename_reserved import RenameReserved
@@ -62,11 +64,13 @@ def normalize_steps(ctx):
         return f
 
     def resolve(f):
-        ctx.resolve = ResolveNames(ctx.fsrc)
+        ctx.resolve = ResolveNames(ctx.fsrc, ctx.local_functions)
         return f
 
     return [
         ("CheckSupported", check),
+        ("HoistLocalFunctions", lambda f: HoistLocalFunctions(ctx).run(f)),
+        ("LowerComprehensions", lambda f: LowerComprehensions(ctx).run(f)),
         ("ResolveNames", resolve),
         ("RenameReserved", lambda f: RenameReserved(ctx).run(f)),
         ("ExpandAugAssign", lambda f: ExpandAugAssign(ctx).visit(f)),

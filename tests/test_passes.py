@@ -379,8 +379,7 @@ def uses_try(x):
 
 def uses_lambda(x):
     y = x * 2.0
-    f = lambda t: t * t  # refused  # noqa: E731
-    return f(y)
+    return (lambda t: t * t)(y)  # refused
 
 
 def uses_list_comprehension(xs):
@@ -399,7 +398,7 @@ def uses_dict_comprehension(xs):
 
 
 def uses_generator(xs):
-    return sum(t for t in xs)  # refused
+    return max(t for t in xs)  # refused
 
 
 def uses_yield(x):
@@ -437,6 +436,7 @@ def uses_class(x):
 
 
 def uses_nested_def(x):
+    @np.vectorize
     def inner(t):  # refused
         return t
     return inner(x)

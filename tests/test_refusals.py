@@ -173,12 +173,11 @@ def uses_try(x):
 
 
 def uses_lambda(x):
-    f = lambda t: t * t
-    return f(x)
+    return (lambda t: t * t)(x)
 
 
 def uses_generator_expression(a):
-    return sum(v * v for v in a)
+    return max(v * v for v in a)
 
 
 def generator_function(x):

@@ -1,23 +1,29 @@
 """CheckSupported: refuse Python that srcad does not differentiate, before any rewriting."""
+import inspect
+
 import gast
 
 from srcad.errors import UnsupportedError
+from srcad.passes.lower_comprehensions import lowerable
 
 _HINTS = {
     gast.With: "move the `with` block outside the differentiated function",
     gast.Try: "handle errors outside the differentiated function",
-    gast.Lambda: "define a module-level function with `def` and call it",
-    gast.ListComp: "write the loop out, filling a preallocated array (`np.empty(n)`)",
+    gast.Lambda: "bind it to a name (`sq = lambda v: v * v`) and call that, or use `def`",
+    gast.ListComp: "only `sum([...])` and `np.sum([...])` of a comprehension are supported, "
+                   "where the sum always runs; otherwise write the loop out, filling a "
+                   "preallocated array (`np.empty(n)`)",
     gast.SetComp: "write the loop out",
     gast.DictComp: "write the loop out",
-    gast.GeneratorExp: "write the loop out, filling a preallocated array",
+    gast.GeneratorExp: "only `sum(... for ...)` and `np.sum([... for ...])` are supported, where "
+                       "the sum always runs (not in `a if c else b`, after `and`/`or`, or in a "
+                       "`while` test); otherwise write the loop out",
     gast.Yield: "return an array instead of yielding values",
     gast.YieldFrom: "return an array instead of yielding values",
     gast.Await: "differentiate a plain synchronous function",
     gast.Global: "pass the value as an argument",
     gast.Nonlocal: "pass the value as an argument",
     gast.ClassDef: "define classes outside the differentiated function",
-    gast.FunctionDef: "define helper functions at module level; srcad differentiates calls to them",
     gast.AsyncFunctionDef: "differentiate a plain synchronous function",
     gast.Delete: "drop the `del`; the value goes away when the function returns",
     gast.Raise: "check inputs before calling the gradient",
@@ -36,23 +42,35 @@ _HINTS = {
 _NAMES = {gast.ListComp: "list comprehension", gast.GeneratorExp: "generator expression",
           gast.SetComp: "set comprehension", gast.DictComp: "dict comprehension",
           gast.JoinedStr: "f-string", gast.NamedExpr: "walrus `:=`",
-          gast.FunctionDef: "nested function", gast.AnnAssign: "annotated assignment"}
+          gast.AnnAssign: "annotated assignment"}
 
 
 class CheckSupported:
     """Analysis: raises `UnsupportedError` at the first construct outside srcad's subset.
 
     Afterwards the body holds only assignments, `if`, `for`, `while`, `return`, `break`,
-    `continue`, `pass`, docstrings and expressions srcad knows how to read.
+    `continue`, `pass`, docstrings and expressions srcad knows how to read, plus what the
+    next passes rewrite: nested `def`s and lambdas bound to a name (HoistLocalFunctions),
+    and `sum`/`np.sum` of a comprehension where the sum always runs (LowerComprehensions).
     """
 
     def __init__(self, fsrc):
-        args = fsrc.node.args
-        if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs:
-            raise fsrc.error("`*args`, `**kwargs` and keyword-only parameters are not supported",
-                             fsrc.node, "give every parameter a plain name", UnsupportedError)
+        if inspect.unwrap(fsrc.fn) is not fsrc.fn:
+            raise fsrc.error(f"`{fsrc.name}` is wrapped by a decorator, and srcad would read "
+                             "the source of the undecorated function", fsrc.node,
+                             "differentiate the undecorated function and apply the decorator "
+                             "outside", UnsupportedError)
+        _check_params(fsrc, fsrc.node)
+        allowed = lowerable(fsrc.node, fsrc.fn) | {
+            s.value for s in gast.walk(fsrc.node)
+            if isinstance(s, gast.Assign) and len(s.targets) == 1
+            and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Lambda)}
+        texts = _allowed_strings(fsrc.node)
         for node in gast.walk(fsrc.node):
-            if node is fsrc.node:
+            if node is fsrc.node or node in allowed:
+                continue
+            if isinstance(node, gast.FunctionDef):
+                _check_nested(fsrc, node)
                 continue
             hint = _HINTS.get(type(node))
             if hint is not None:
@@ -63,10 +81,46 @@ class CheckSupported:
                 raise fsrc.error("`else` on a loop is not supported", node,
                                  "set a flag before `break` and test it after the loop",
                                  UnsupportedError)
+            if isinstance(node, gast.Constant) and isinstance(node.value, (str, bytes)) \
+                    and node not in texts:
+                raise fsrc.error("a string is not supported in a differentiated function",
+                                 node, "srcad differentiates numbers and arrays; keep strings "
+                                 "outside the differentiated function", UnsupportedError)
             if isinstance(node, gast.Expr) and not _is_docstring(node):
                 raise fsrc.error("a bare expression statement is not supported", node,
                                  "assign its value, or move side effects such as print "
                                  "outside the differentiated function", UnsupportedError)
+
+
+def _check_params(fsrc, fnode):
+    args = fnode.args
+    if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs:
+        raise fsrc.error("`*args`, `**kwargs` and keyword-only parameters are not supported",
+                         fnode, "give every parameter a plain name", UnsupportedError)
+
+
+def _check_nested(fsrc, node):
+    """A nested `def` is a helper that HoistLocalFunctions lifts out: plain parameters,
+    no decorators."""
+    _check_params(fsrc, node)
+    if node.decorator_list:
+        raise fsrc.error("a decorated nested function is not supported", node,
+                         "define it without decorators, or decorate a module-level function "
+                         "and call that", UnsupportedError)
+
+
+def _allowed_strings(fnode):
+    """Docstrings, annotations, and strings passed to a call (options such as `ord="fro"`)."""
+    out = set()
+    for n in gast.walk(fnode):
+        if isinstance(n, gast.Expr) and _is_docstring(n):
+            out.add(n.value)
+        elif isinstance(n, gast.Call):
+            out.update(n.args + [k.value for k in n.keywords])
+        elif isinstance(n, (gast.FunctionDef, gast.Name)):
+            for a in (n.returns,) if isinstance(n, gast.FunctionDef) else (n.annotation,):
+                out.update(gast.walk(a) if a is not None else ())
+    return out
 
 
 def _is_docstring(node):

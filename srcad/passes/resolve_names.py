@@ -16,7 +16,8 @@ class ResolveNames:
     """Analysis: the local names of the function and the objects its free names refer to.
 
     Locals come from beniget's def-use chains; a free name is looked up in the function's
-    closure, then its module globals, then builtins.
+    closure, then its module globals, then builtins; `scope` (the helpers that
+    HoistLocalFunctions lifted out of it or its parents) comes first.
 
     >>> import math
     >>> def f(x):
@@ -30,7 +31,7 @@ class ResolveNames:
 
     MISSING = object()
 
-    def __init__(self, fsrc):
+    def __init__(self, fsrc, scope=None):
         module = gast.Module(body=[fsrc.node], type_ignores=[])
         chains = _Chains()
         chains.visit(module)
@@ -43,6 +44,7 @@ class ResolveNames:
             env.update(inspect.getclosurevars(fsrc.fn).nonlocals)
         except (TypeError, ValueError):
             pass
+        env.update(scope or {})
         self.free = {name: env.get(name, self.MISSING) for name in loads - self.locals}
 
     def lookup(self, dotted):

@@ -151,15 +151,25 @@ class ToANF:
         return pre + [gast.copy_location(loop, node)]
 
     def unrolled(self, node):
-        """`for v in (a, b): body` as `v = a; body; v = b; body`."""
-        if any(isinstance(n, (gast.Break, gast.Continue)) for s in node.body
-               for n in gast.walk(s)):
-            raise self.error("`break`/`continue` in a loop over a tuple is not supported", node,
-                             "loop over an index, or over an array")
+        """`for v in (a, b): body` as `v = a; body; v = b; body`.  When the loop's own
+        `break`/`continue` occur, each copy runs in a loop of one trip, and a `break` sets
+        a flag that skips the copies after it."""
         out = []
+        if not ir.contains(node.body, (gast.Break, gast.Continue)):
+            for elt in node.iter.elts:
+                out += self.stmt_Assign(ir.assign(node.target.id, elt, like=node))
+                out += self.block([copy.deepcopy(s) for s in node.body])
+            return out
+        flag = self.ctx.namer.fresh("broke")
+        out = self.stmt_Assign(ir.assign(flag, ir.const(False), like=node))
         for elt in node.iter.elts:
-            out += self.stmt_Assign(ir.assign(node.target.id, elt, like=node))
-            out += self.block([copy.deepcopy(s) for s in node.body])
+            body = [ir.assign(node.target.id, elt, like=node)]
+            body = self.block(body + _flag_breaks([copy.deepcopy(s) for s in node.body], flag))
+            once = gast.Call(func=ir.name("range"), args=[ir.const(1)], keywords=[])
+            loop = gast.For(target=ir.name(self.ctx.namer.fresh("k"), store=True), iter=once,
+                            body=body, orelse=[], type_comment=None)
+            pre, test = self.atom(ir.not_(ir.name(flag)))
+            out += pre + [ir.if_(test, [gast.copy_location(loop, node)], like=node)]
         return out
 
     def stmt_Assign(self, node):
@@ -220,18 +230,26 @@ class ToANF:
                     copies = [ir.assign(t.id, ir.name(o), like=node)
                               for t, o in zip(names, outs) if o != t.id]
                     return pre + [stmt] + copies
-            tup = self.tmp()
-            pre.append(ir.assign(tup, op, like=node))
-            atoms = []
-            for k in range(len(names)):
-                item = self.tmp()
-                pre.append(ir.assign(item, gast.Subscript(value=ir.name(tup), slice=ir.const(k),
-                                                          ctx=gast.Load()), like=node))
-                atoms.append(ir.name(item))
+            if isinstance(op, gast.Tuple) and len(op.elts) == len(names):  # registry.parts
+                atoms = op.elts
+            else:
+                atoms = self.items(pre, op, len(names), node)
         out = pre
         for t, a in zip(names, atoms):
             out += self.stmt_Assign(ir.assign(t, a, like=node))
         return out
+
+    def items(self, pre, op, n, node):
+        """Names for the `n` items of the tuple `op` (statements appended to `pre`)."""
+        tup = self.tmp()
+        pre.append(ir.assign(tup, op, like=node))
+        atoms = []
+        for k in range(n):
+            item = self.tmp()
+            pre.append(ir.assign(item, gast.Subscript(value=ir.name(tup), slice=ir.const(k),
+                                                      ctx=gast.Load()), like=node))
+            atoms.append(ir.name(item))
+        return atoms
 
     # expressions
 
@@ -335,7 +353,8 @@ class ToANF:
         if len(expr.ops) == 1:
             pre, (a, b) = self.atoms([expr.left, expr.comparators[0]])
             if isinstance(expr.ops[0], (gast.In, gast.NotIn)):
-                raise self.error("`in` tests are not supported", self.stmt_line)
+                raise self.error("`in` tests are not supported", self.stmt_line,
+                                 "compare with `==` and combine the tests with `or`")
             return pre, gast.Compare(left=a, ops=expr.ops, comparators=[b])
         parts, left = [], expr.left
         for op, right in zip(expr.ops, expr.comparators):
@@ -405,6 +424,15 @@ class ToANF:
         return self.atom(node)
 
     def op_Subscript(self, expr):
+        folded = self.constant(expr.slice)
+        k = folded.value if isinstance(folded, gast.Constant) else None
+        if isinstance(expr.value, gast.Call) and isinstance(k, int):
+            pre, op = self.op(expr.value)
+            if isinstance(op, gast.Tuple) and -len(op.elts) <= k < len(op.elts):
+                return pre, op.elts[k]  # an item of a tuple-valued call (registry.parts)
+            value = self.tmp()
+            pre.append(ir.assign(value, op, like=self.stmt_line))
+            return pre, gast.Subscript(value=ir.name(value), slice=expr.slice, ctx=gast.Load())
         pre, value = self.atom(expr.value, force_name=True)
         more, index = self.index(expr.slice)
         return pre + more, gast.Subscript(value=value, slice=index, ctx=gast.Load())
@@ -431,6 +459,9 @@ class ToANF:
                     return gast.Call(func=ir.dotted("math.log"), args=[a], keywords=[])
                 return self.op_BinOp(gast.BinOp(left=log(args[0]), op=gast.Div(),
                                                 right=log(args[1])))
+            rule = registry.by_name(resolved)
+            if rule is not None and rule.parts:
+                return self.parts(rule, args, expr.keywords)
             if resolved in ("min", "max") and len(args) > 2 and not expr.keywords:
                 inner = gast.Call(func=expr.func, args=args[:-1], keywords=[])
                 args = [inner, args[-1]]
@@ -457,6 +488,18 @@ class ToANF:
             pre += more
             keywords.append(gast.keyword(arg=kw.arg, value=at))
         return pre, gast.Call(func=ir.dotted(resolved), args=atoms, keywords=keywords)
+
+    def parts(self, rule, args, keywords):
+        """A tuple-valued call (`registry.parts`) as the tuple of its items' calls."""
+        pre, atoms = self.atoms(args)
+        items = []
+        for name in rule.parts:
+            more, call = self.op_Call(gast.Call(func=ir.dotted(name), args=atoms,
+                                                keywords=keywords), resolved=name)
+            tmp = self.tmp()
+            pre += more + [ir.assign(tmp, call, like=self.stmt_line)]
+            items.append(ir.name(tmp))
+        return pre, gast.Tuple(elts=items, ctx=gast.Load())
 
     def dtype(self, node):
         """A `dtype=` argument as the NumPy type it names (`float` is `np.float64`)."""
@@ -531,3 +574,15 @@ class ToANF:
                          f"srcad has no rule for this function; write it with supported {where} "
                          "functions in a module-level helper, or compute it outside the "
                          "differentiated function", NoRuleError)
+
+
+def _flag_breaks(stmts, flag):
+    """`stmts` with each `break` of their own loop preceded by `flag = True`."""
+    out = []
+    for s in stmts:
+        if isinstance(s, gast.Break):
+            out.append(ir.assign(flag, ir.const(True), like=s))
+        elif isinstance(s, gast.If):
+            s.body, s.orelse = _flag_breaks(s.body, flag), _flag_breaks(s.orelse, flag)
+        out.append(s)
+    return out
