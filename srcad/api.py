@@ -14,10 +14,25 @@ from srcad.source import FunctionSource
 
 
 class GeneratedSource(str):
-    """The generated module's source; shows as highlighted Python in Jupyter."""
+    """The generated module's source. `print` shows it as it is; Jupyter shows it highlighted,
+    each `# grad of:` comment marked with the place of the user's line it comes from."""
 
-    def _repr_markdown_(self):
-        return f"```python\n{self}\n```"
+    functions = {}  # generated function name -> the user's FunctionSource (srcad.display)
+
+    @classmethod
+    def of(cls, compiled):
+        """The source of a `Compiled`, knowing which user function each sweep comes from."""
+        from srcad.display import user_functions
+        text = cls(compiled.source)
+        text.functions = user_functions(compiled.program)
+        return text
+
+    def _repr_html_(self):
+        from srcad.display import to_html
+        return to_html(self, self.functions)
+
+    def _repr_pretty_(self, printer, cycle):  # the IPython terminal: plain text, not a repr
+        printer.text(str(self))
 
 
 class Compiled:
@@ -29,16 +44,17 @@ class Compiled:
         self.jit = jit
         self.on_jit_error = on_jit_error
         self.forward_sweeps = 0  # how many times the forward sweep ran (for tests)
-        self.plain = load_module(self.source, top.name, variant="_py")
+        self.plain = load_module(self.source, top.name, variant="_py", warning=SrcadWarning)
         self.plain.List = list
         for name, (fn, _) in program.externals.items():
             setattr(self.plain, name, fn)
         self.module = self.plain
         if jit:
-            module = load_module(self.source, top.name, variant="_jit")
+            module = load_module(self.source, top.name, variant="_jit", warning=SrcadWarning)
             for name, (fn, jitted) in program.externals.items():
                 setattr(module, name, jitted)
-            self.module = compile_module(module, program.function_names())
+            self.module = compile_module(module, program.function_names(),
+                                         warning=SrcadWarning)
 
     def run(self, args, d_out=1.0):
         """One forward sweep and one reverse sweep: (value, gradients)."""
@@ -141,18 +157,17 @@ class GradFunction:
         try:
             bound = self.signature.bind(*args, **kwargs)
         except TypeError as exc:
-            raise self._error(f"bad arguments for `{self.fsrc.name}`: {exc}") from None
+            raise self._error(f"bad arguments for `{self.fsrc.name}`: {exc}",
+                              f"call it as `{self.fsrc.name}{self.signature}`") from None
         bound.apply_defaults()
-        return tuple(bound.arguments.values())
+        return tuple(_canonical(v) for v in bound.arguments.values())
 
     def kinds(self, args):
         kinds = []
         for name, value in zip(self.params, args):
             kind = of_value(value)
             if kind is None:
-                raise self._error(f"argument `{name}` is {_a(type(value).__name__)}, which srcad "
-                                  "does not take", "pass floats, ints, bools, NumPy arrays of "
-                                  "them, or tuples of those")
+                raise self._error(*_refusal(name, value))
             kinds.append(kind)
         for i in self.positions:
             k = kinds[i]
@@ -201,6 +216,19 @@ class GradFunction:
                 "for arrays or tuples use srcad.vjp (one cotangent per output) or "
                 "srcad.jacobian (the full Jacobian)")
 
+    def __repr__(self):
+        what = "value_and_grad" if self.with_value else "grad" if self.scalar_output \
+            else "derivative"
+        wrt = ", ".join(self.params[i] for i in self.positions)
+        modes = sorted({mode for _, mode in self.compiled}) or ["rev"]
+        plain = sum(c.jit and c.module is c.plain for c in self.compiled.values())
+        jit = ("jit" + (f" ({plain} fell back to plain Python)" if plain else "")
+               if self.jit else "jit=False")
+        n = len(self.compiled)
+        return (f"<srcad.{what} of {self.fsrc.name}({', '.join(self.params)}) wrt {wrt}: "
+                f"{'/'.join(modes)} mode, {jit}, {n} compiled specialization"
+                f"{'' if n == 1 else 's'}>")
+
     def __call__(self, *args, **kwargs):
         args = self._bind(args, kwargs)
         compiled = self.build(args)
@@ -209,6 +237,44 @@ class GradFunction:
         if self.with_value:
             return _plain(out), grad
         return grad
+
+
+def _canonical(value):
+    """An argument as srcad computes with it: float arrays as float64 (float32 and float16
+    are widened), 0-d arrays and NumPy float scalars as Python scalars."""
+    if type(value) is tuple:
+        return tuple(map(_canonical, value))
+    if isinstance(value, np.ndarray) and value.dtype.kind in "biuf":
+        if value.ndim == 0:
+            return value.item()
+        if value.dtype.kind == "f" and value.dtype != np.float64:
+            return value.astype(np.float64)
+    elif isinstance(value, np.floating):
+        return float(value)
+    return value
+
+
+def _refusal(name, value):
+    """(message, hint) for argument `name`, a `value` that srcad does not take."""
+    if isinstance(value, tuple):
+        k = next(k for k, v in enumerate(value) if of_value(v) is None)
+        return _refusal(f"{name}[{k}]", value[k])
+    hint = "pass floats, ints, bools, NumPy arrays of them, or tuples of those"
+    if isinstance(value, (complex, np.complexfloating)) or getattr(value, "dtype", None) is not \
+            None and np.dtype(value.dtype).kind == "c":
+        return (f"argument `{name}` is complex; srcad differentiates real-valued code only",
+                f"split it into its real and imaginary parts, two float arguments "
+                f"({name}.real and {name}.imag), and write the function in terms of them")
+    if isinstance(value, np.ndarray):
+        what = "an object array" if value.dtype == object else f"an array of {value.dtype}"
+        hint = f"pass a float array, e.g. np.asarray({name}, dtype=float)"
+    elif value is None:
+        what = "None"
+    elif isinstance(value, list):
+        what, hint = "a list", f"pass a NumPy array, np.array({name}), or a tuple"
+    else:
+        what = _a(type(value).__name__)
+    return f"argument `{name}` is {what}, which srcad does not take", hint
 
 
 def _a(noun):
@@ -417,9 +483,9 @@ def source(g, *args, **kwargs):
     if not isinstance(g, GradFunction):
         raise SrcadError(f"srcad.source takes a function made by srcad.grad, not {g!r}")
     if args or kwargs:
-        return g.build(g._bind(args, kwargs)).source
+        return GeneratedSource.of(g.build(g._bind(args, kwargs)))
     if g.last is None:
         raise SrcadError(f"the gradient of `{g.fsrc.name}` has not run yet, so its argument "
                          "types are unknown", hint="call it once, or pass example arguments: "
                          "srcad.source(g, *args)")
-    return g.last.source
+    return GeneratedSource.of(g.last)

@@ -1,12 +1,20 @@
-"""`python -m srcad show file.py:func [--wrt 0,1] [--types float,1d] [--nojit]`."""
+"""The command line.
+
+`python -m srcad show file.py:func [--wrt 0,1] [--types float,1d] [--mode rev|fwd] [--color]`
+prints the generated module; `python -m srcad check file.py:func --args 0.5,[1,2,3]` prints
+the gradient beside central finite differences and exits 1 when they disagree.
+"""
 import argparse
+import ast
 import importlib.util
 import os
 import sys
 
 import gast
+import numpy as np
 
 from srcad.api import GradFunction
+from srcad.display import to_terminal, user_functions
 from srcad.errors import SrcadError
 from srcad.kinds import BOOL, FLOAT, INT, Kind
 from srcad.source import FunctionSource
@@ -67,11 +75,17 @@ def load_function(spec):
     return getattr(module, name)
 
 
+def parse_wrt(text):
+    """`0,1` or `w,xs`: positions and names, a bare one for a single entry."""
+    wrt = tuple(int(w) if w.strip().lstrip("-").isdigit() else w.strip()
+                for w in text.split(","))
+    return wrt if len(wrt) > 1 else wrt[0]
+
+
 def show(args):
     fn = load_function(args.target)
-    wrt = tuple(int(w) if w.strip().lstrip("-").isdigit() else w.strip()
-                for w in args.wrt.split(","))
-    g = GradFunction(fn, wrt if len(wrt) > 1 else wrt[0], jit=not args.nojit, with_value=False)
+    g = GradFunction(fn, parse_wrt(args.wrt), jit=not args.nojit, with_value=False,
+                     scalar_output=args.mode == "rev")
     kinds = (tuple(parse_type(t) for t in args.types.split(",")) if args.types
              else guess_kinds(fn))
     if len(kinds) != len(g.params):
@@ -81,7 +95,106 @@ def show(args):
         if not kinds[i].is_float:
             raise SrcadError(f"parameter `{g.params[i]}` in --wrt has type {kinds[i]}",
                              hint="give it a float type with --types")
-    print(g.build_kinds(kinds).source)
+    compiled = g.build_kinds(kinds, mode=args.mode)
+    if args.color:
+        print(to_terminal(compiled.source, user_functions(compiled.program)), end="")
+    else:
+        print(compiled.source)
+
+
+def parse_args(texts):
+    """Argument values from Python literals: `0.5,[1,2,3]` (or several words, joined by commas).
+
+    Lists become float64 NumPy arrays (nested lists, arrays of higher rank); ints, floats
+    and bools stay as they are.
+    """
+    text = ",".join(texts)
+    try:
+        values = ast.literal_eval(f"({text},)")
+    except (ValueError, SyntaxError):
+        raise SrcadError(f"cannot read --args {text!r}: only Python literals are taken",
+                         hint="numbers and lists separated by commas, e.g. 0.5,[1,2,3]"
+                         ) from None
+    return tuple(np.array(v, dtype=np.float64) if isinstance(v, (list, tuple)) else v
+                 for v in values)
+
+
+def central_differences(fn, args, pos, eps):
+    """d fn / d args[pos] by central differences, step `eps * max(1, |x|)` per element."""
+    def value(arg):
+        call = [np.array(a) if isinstance(a, np.ndarray) else a for a in args]
+        call[pos] = arg
+        return float(fn(*call))
+
+    x = args[pos]
+    if np.ndim(x) == 0:
+        h = eps * max(1.0, abs(x))
+        return (value(x + h) - value(x - h)) / (2 * h)
+    out = np.zeros(x.shape)
+    for k in range(x.size):
+        h = eps * max(1.0, abs(x.flat[k]))
+        hi, lo = x.copy(), x.copy()
+        hi.flat[k] += h
+        lo.flat[k] -= h
+        out.flat[k] = (value(hi) - value(lo)) / (2 * h)
+    return out
+
+
+def relative_error(g, fd):
+    """Elementwise |g - fd| over the argument's largest gradient, max(|g|, |fd|, 1e-8): the
+    finite differences' rounding noise on a near-zero element is not a large error."""
+    g, fd = np.asarray(g, dtype=np.float64), np.asarray(fd, dtype=np.float64)
+    return np.abs(g - fd) / max(float(np.max(np.abs(g), initial=0.0)),
+                                float(np.max(np.abs(fd), initial=0.0)), 1e-8)
+
+
+def check(args, out=None):
+    """Print srcad's gradient beside central finite differences; True when they agree."""
+    out = out or sys.stdout
+    fn = load_function(args.target)
+    values = parse_args(args.args)
+    params = list(GradFunction(fn, 0, jit=False, with_value=False).params)
+    if len(values) != len(params):
+        raise SrcadError(f"--args gives {len(values)} values for {len(params)} parameters "
+                         f"({', '.join(params)})")
+    if args.wrt is None:
+        wrt = tuple(i for i, v in enumerate(values)
+                    if isinstance(v, float) or getattr(v, "dtype", None) == np.float64)
+        if not wrt:
+            raise SrcadError("no float argument to differentiate",
+                             hint="write floats as 1.0, or name the parameters with --wrt")
+    else:
+        wrt = parse_wrt(args.wrt)
+        wrt = wrt if isinstance(wrt, tuple) else (wrt,)
+    g = GradFunction(fn, wrt, jit=not args.nojit, with_value=True)
+    value, grads = g(*values)
+    shown = ", ".join(f"{p}={_describe(v)}" for p, v in zip(params, values))
+    print(f"{g.fsrc.name}({shown}) = {value!r}", file=out)
+    print(f"{'':14}{'srcad':>22}{'finite differences':>22}{'rel. error':>12}", file=out)
+    worst = 0.0
+    for i, grad in zip(g.positions, grads):
+        fd = central_differences(fn, values, i, args.eps)
+        err = relative_error(grad, fd)
+        worst = max(worst, float(np.max(err, initial=0.0)))
+        flat_g, flat_fd, flat_err = (np.ravel(a) for a in (grad, fd, err))
+        for k in range(min(flat_g.size, args.rows)):
+            index = "" if np.ndim(grad) == 0 else \
+                "[" + ", ".join(map(str, np.unravel_index(k, np.shape(grad)))) + "]"
+            print(f"d/d {params[i] + index:<10}{flat_g[k]:>22.12g}{flat_fd[k]:>22.12g}"
+                  f"{flat_err[k]:>12.1e}", file=out)
+        if flat_g.size > args.rows:
+            print(f"    ... {flat_g.size - args.rows} more elements of {params[i]} "
+                  "(checked, not shown)", file=out)
+    ok = worst <= args.rtol
+    print(f"max relative error {worst:.1e} (tolerance {args.rtol:g}): "
+          f"{'OK' if ok else 'MISMATCH'}", file=out)
+    return ok
+
+
+def _describe(value):
+    if isinstance(value, np.ndarray):
+        return f"array{value.shape}" if value.size > 6 else np.array2string(value, separator=",")
+    return repr(value)
 
 
 def main(argv=None):
@@ -96,12 +209,35 @@ def main(argv=None):
                    "(default: guessed from how the body uses each parameter)")
     p.add_argument("--nojit", action="store_true",
                    help="do not compile with Numba (the module shown is the same)")
+    p.add_argument("--mode", choices=("rev", "fwd"), default="rev",
+                   help="rev: the forward and reverse sweeps (default); fwd: the forward-mode "
+                   "<f>_jvp module")
+    p.add_argument("--color", action="store_true",
+                   help="highlight with Pygments (plain when it is not installed), each "
+                   "`# grad of:` comment followed by the place of its line in the file")
+    c = sub.add_parser("check", help="compare the gradient with central finite differences")
+    c.add_argument("target", help="path/to/file.py:function (returning a float)")
+    c.add_argument("--args", nargs="+", required=True, metavar="VALUES",
+                   help="the arguments as Python literals, comma separated: 0.5,[1,2,3],4; "
+                   "lists become float64 arrays, 4 stays an int and 4.0 is a float")
+    c.add_argument("--wrt", default=None,
+                   help="positions or names, comma separated (default: every float argument)")
+    c.add_argument("--eps", type=float, default=1e-6,
+                   help="finite-difference step, relative to max(1, |x|) (default 1e-6)")
+    c.add_argument("--rtol", type=float, default=1e-5,
+                   help="largest relative error that passes (default 1e-5); an element's error "
+                   "is |srcad - fd| over the largest |gradient| of its argument")
+    c.add_argument("--rows", type=int, default=10,
+                   help="elements shown per array argument (all are checked; default 10)")
+    c.add_argument("--nojit", action="store_true", help="run the gradient without Numba")
     sub.add_parser("demo", help="differentiate an example, check it, print the generated code")
     args = parser.parse_args(argv)
     if args.command == "demo":
         from srcad.demo import main as demo
         return demo()
     try:
+        if args.command == "check":
+            return 0 if check(args) else 1
         show(args)
     except SrcadError as exc:
         print(f"srcad: error: {exc}", file=sys.stderr)

@@ -1,5 +1,7 @@
 """Getting a function's source as a gast tree, with its place in the user's file."""
 import inspect
+import re
+import sys
 import textwrap
 
 import gast
@@ -10,12 +12,17 @@ from srcad.errors import SrcadError
 class FunctionSource:
     """A parsed user function: its gast `FunctionDef`, file, line offset and source lines."""
 
+    cell = None  # `Cell In[3]` when the function was defined in a notebook or IPython cell
+
     def __init__(self, fn):
         self.fn = _python_function(fn)
         self.name = getattr(self.fn, "__name__", repr(fn))
         try:
             lines, first = inspect.getsourcelines(self.fn)
-            self.filename = inspect.getsourcefile(self.fn) or inspect.getfile(self.fn)
+            self.path = inspect.getsourcefile(self.fn) or inspect.getfile(self.fn)
+            # a notebook or IPython cell shows as `Cell In[3]`, as in IPython's tracebacks
+            self.cell = _cell_label(self.path)
+            self.filename = self.cell or self.path
         except (OSError, TypeError) as exc:
             raise SrcadError(
                 f"cannot read the source of {self.name!r}",
@@ -45,10 +52,19 @@ class FunctionSource:
             return ""
         return self.lines[lineno - 1].strip()
 
+    def location(self, lineno):
+        """`file.py:12`, or `Cell In[3], line 4` for a notebook or IPython cell."""
+        return f"{self.cell}, line {lineno}" if self.cell else f"{self.filename}:{lineno}"
+
     def error(self, message, node, hint=None, cls=SrcadError):
         """A `SrcadError` (or `cls`) pointing at `node` in the user's file."""
-        return cls(message, filename=self.filename, lineno=self.line(node),
-                   construct=self.text(node), hint=hint)
+        lineno = self.line(node)
+        if not self.cell:
+            return cls(message, filename=self.filename, lineno=lineno,
+                       construct=self.text(node), hint=hint)
+        exc = cls(message, filename=self.location(lineno), construct=self.text(node), hint=hint)
+        exc.filename, exc.lineno = self.filename, lineno
+        return exc
 
 
 def _python_function(fn):
@@ -61,3 +77,25 @@ def _python_function(fn):
     raise SrcadError(
         f"{fn!r} is not a Python function",
         hint="pass a function defined with `def`; builtins and C functions have no source")
+
+
+_IPYTHON_INPUT = re.compile(r"<ipython-input-(\d+)-[0-9a-f]+>")
+
+
+def _cell_label(filename):
+    """`Cell In[3]` when `filename` is the code name IPython gave a cell, else None.
+
+    Inside IPython or Jupyter the running shell knows each cell's execution count (it prints
+    the same label in its tracebacks); without a shell, the terminal's `<ipython-input-3-…>`
+    names still carry it.
+    """
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    try:
+        label = shell.compile.format_code_name(filename) if shell is not None else None
+    except Exception:  # an unusual shell: fall back to the name itself
+        label = None
+    if label:
+        return " ".join(label)
+    match = _IPYTHON_INPUT.fullmatch(filename or "")
+    return f"Cell In[{match.group(1)}]" if match else None

@@ -73,3 +73,111 @@ def test_demo_checks_its_gradient():
     r = subprocess.run([sys.executable, "-m", "srcad", "demo"], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert ": OK" in r.stdout and "def loss_rev(" in r.stdout
+
+
+CHECKED = textwrap.dedent("""
+    import math
+
+    import numpy as np
+
+    import srcad
+
+
+    def loss(w, xs):
+        h = 0.0
+        for i in range(xs.shape[0]):
+            h = math.tanh(w * h + xs[i])
+            if h > 0.5:
+                h = h * 0.9
+        return h * h
+
+
+    def power(x, n):
+        return x ** n
+
+
+    def snap(x):
+        return np.floor(x)
+
+
+    @srcad.defvjp(snap)
+    def _(g, ans, x):
+        return (g,)  # straight-through: not the true derivative, so the check must fail
+
+
+    def quantized(x):
+        return snap(4.0 * x) * x
+""")
+
+
+@pytest.fixture
+def checked(tmp_path):
+    path = tmp_path / "checked.py"
+    path.write_text(CHECKED)
+    return path
+
+
+def test_check_agrees_with_finite_differences(checked, capsys):
+    assert main(["check", f"{checked}:loss", "--args", "0.3,[-1,-0.5,0,0.5,1]", "--nojit"]) == 0
+    out = capsys.readouterr().out
+    assert "loss(w=0.3, xs=" in out and "d/d w" in out and "d/d xs[4]" in out
+    assert out.rstrip().endswith(": OK") and "max relative error" in out
+
+
+def test_check_takes_args_as_words_and_wrt_by_name(checked, capsys):
+    assert main(["check", f"{checked}:loss", "--args", "0.3", "[1, 2]",
+                 "--wrt", "w", "--nojit"]) == 0
+    out = capsys.readouterr().out
+    assert "d/d w" in out and "d/d xs" not in out
+
+
+def test_check_leaves_ints_out_of_the_gradient(checked, capsys):
+    assert main(["check", f"{checked}:power", "--args", "1.5,3", "--nojit"]) == 0
+    out = capsys.readouterr().out
+    assert "d/d x" in out and "d/d n" not in out
+
+
+def test_check_exits_nonzero_on_a_mismatch(checked, capsys):
+    assert main(["check", f"{checked}:quantized", "--args", "0.3", "--nojit"]) == 1
+    assert capsys.readouterr().out.rstrip().endswith("MISMATCH")
+
+
+def test_check_shows_a_few_elements_and_checks_all(checked, capsys):
+    xs = "[" + ",".join(["0.1"] * 30) + "]"
+    assert main(["check", f"{checked}:loss", "--args", f"0.3,{xs}", "--rows", "3",
+                 "--nojit"]) == 0
+    out = capsys.readouterr().out
+    assert "d/d xs[2]" in out and "d/d xs[3]" not in out and "27 more elements" in out
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--args", "0.3"], "1 values for 2 parameters"),
+    (["--args", "np.ones(3)"], "only Python literals"),
+    (["--args", "0.3,[1,2]", "--wrt", "q"], "not a parameter"),
+])
+def test_check_reports_errors_without_a_traceback(checked, capsys, args, message):
+    assert main(["check", f"{checked}:loss", *args, "--nojit"]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_show_forward_mode(example, capsys):
+    assert main(["show", f"{example}:loss", "--mode", "fwd", "--nojit"]) == 0
+    out = capsys.readouterr().out
+    assert "def loss_jvp(w, xs, t_w):" in out and "_rev" not in out
+    compile(out, "<shown>", "exec")
+
+
+def test_show_color_marks_each_primal_line_with_its_place(example, capsys):
+    assert main(["show", f"{example}:loss", "--color", "--nojit"]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b[" in out  # ANSI colour
+    assert "# grad of: h = math.tanh(w * h + xs[i])  <- example.py:7" in out
+
+
+def test_show_color_without_pygments_is_plain(example, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "pygments", None)  # makes `import pygments` fail
+    assert main(["show", f"{example}:loss", "--color", "--nojit"]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b[" not in out and "<- example.py:7" in out
+    compile(out, "<shown>", "exec")
