@@ -11,8 +11,9 @@ from srcad import rules  # noqa: F401  (registers the derivative rules)
 from srcad.api import grad, jacobian, jvp, source, value_and_grad, vjp
 from srcad.custom import defjvp, defvjp
 from srcad.errors import NoRuleError, SrcadError, SrcadWarning, UnsupportedError
+from srcad.hessian import hessian, hvp
 from srcad.runtime import stop_gradient
 
 __all__ = ["NoRuleError", "SrcadError", "SrcadWarning", "UnsupportedError", "defjvp", "defvjp",
-           "grad",
-           "jacobian", "jvp", "source", "stop_gradient", "value_and_grad", "vjp"]
+           "grad", "hessian", "hvp", "jacobian", "jvp", "source", "stop_gradient",
+           "value_and_grad", "vjp"]

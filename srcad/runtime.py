@@ -593,6 +593,24 @@ def inv_adjoint(g, ainv):
 
 
 @register_jitable(cache=True)
+def slogdet_sign(a):
+    """np.linalg.slogdet(a)[0]: the sign of det(a) (0 for a singular matrix)."""
+    return np.linalg.slogdet(np.ascontiguousarray(a))[0]
+
+
+@register_jitable(cache=True)
+def logabsdet(a):
+    """np.linalg.slogdet(a)[1]: log |det(a)|, without forming det(a)."""
+    return np.linalg.slogdet(np.ascontiguousarray(a))[1]
+
+
+@register_jitable(cache=True)
+def logabsdet_adjoint(g, a):
+    """Adjoint of log |det(a)|: g inv(a)^T."""
+    return g * np.ascontiguousarray(np.linalg.inv(np.ascontiguousarray(a)).T)
+
+
+@register_jitable(cache=True)
 def det_adjoint(g, a, d):
     """Adjoint of d = det(a): g d inv(a)^T."""
     return g * d * np.ascontiguousarray(np.linalg.inv(np.ascontiguousarray(a)).T)
@@ -678,6 +696,74 @@ def _prod_tangent(t, x, axis):
     return impl2
 
 
+@register_jitable(cache=True)
+def _prod_others_dt(v, t):
+    """For 1-d `v`, `t`: the derivative of `_prod_others(v)` along `t`, that is
+    out[i] = sum over j != i of t[j] times the product of v[k], k not in {i, j}. Forward
+    mode through the prefix and suffix products: exact with zeros, no division."""
+    n = v.shape[0]
+    pre = np.empty(n)
+    dpre = np.empty(n)
+    acc, dacc = 1.0, 0.0
+    for i in range(n):
+        pre[i] = acc
+        dpre[i] = dacc
+        dacc = dacc * v[i] + acc * t[i]
+        acc *= v[i]
+    out = np.empty(n)
+    acc, dacc = 1.0, 0.0
+    for i in range(n - 1, -1, -1):
+        out[i] = dpre[i] * acc + pre[i] * dacc
+        dacc = dacc * v[i] + acc * t[i]
+        acc *= v[i]
+    return out
+
+
+def prod_tangent_dx(g, t, x, axis):
+    """Adjoint with respect to `x` of `prod_tangent(t, x, axis)` for cotangent `g`: the
+    second derivatives of the product along `t`."""
+    x = np.asarray(x, dtype=float)
+    t = np.broadcast_to(np.asarray(t, dtype=float), x.shape)
+    if axis is None:
+        return g * _prod_others_dt(np.ravel(x), np.ravel(t)).reshape(x.shape)
+    xm, tm = np.moveaxis(x, axis, -1), np.moveaxis(t, axis, -1)
+    out = np.empty(xm.shape)
+    for idx in np.ndindex(xm.shape[:-1]):
+        out[idx] = _prod_others_dt(xm[idx], tm[idx])
+    return np.moveaxis(out, -1, axis) * np.expand_dims(np.broadcast_to(g, xm.shape[:-1]), axis)
+
+
+@_jit_version(prod_tangent_dx)
+def _prod_tangent_dx(g, t, x, axis):
+    if _is_none(axis) or x.ndim == 1:
+        def impl(g, t, x, axis):
+            ts = np.ascontiguousarray(t).ravel()
+            xs = np.ascontiguousarray(x).ravel()
+            return g * _prod_others_dt(xs, ts).reshape(x.shape)
+        return impl
+    if x.ndim != 2:
+        return None
+    if not _is_array(g):
+        def impl_scalar_g(g, t, x, axis):
+            return prod_tangent_dx(np.full(x.shape[1 - axis % 2], g * 1.0), t, x, axis)
+        return impl_scalar_g
+
+    def impl2(g, t, x, axis):  # t has x's shape (it is x's tangent)
+        tb = t
+        out = np.empty(x.shape)
+        if axis % 2 == 0:
+            for j in range(x.shape[1]):
+                out[:, j] = g[j] * _prod_others_dt(np.ascontiguousarray(x[:, j]),
+                                                   np.ascontiguousarray(tb[:, j]))
+        else:
+            for i in range(x.shape[0]):
+                out[i, :] = g[i] * _prod_others_dt(np.ascontiguousarray(x[i, :]),
+                                                   np.ascontiguousarray(tb[i, :]))
+        return out
+
+    return impl2
+
+
 def select_tangent(t, x, ans, axis):
     """Tangent of max/min reductions along `t`: the tangent of the first extreme element
     (where `select_adjoint` sends the whole cotangent)."""
@@ -737,6 +823,22 @@ def cholesky_tangent(t, low):
     p = np.dot(np.dot(linv, da), np.ascontiguousarray(linv.T))
     p = np.tril(p) - 0.5 * np.diag(np.diag(p))
     return np.dot(np.ascontiguousarray(low), p)
+
+
+def clip(x, lo, hi):
+    """np.clip(x, lo, hi), also for scalars under Numba."""
+    return np.clip(x, lo, hi)
+
+
+@_jit_version(clip)
+def _clip(x, lo, hi):
+    if _is_array(x) or _is_array(lo) or _is_array(hi):
+        return lambda x, lo, hi: np.clip(x, lo, hi)
+    if _is_none(lo):
+        return lambda x, lo, hi: min(x, hi)
+    if _is_none(hi):
+        return lambda x, lo, hi: max(x, lo)
+    return lambda x, lo, hi: min(max(x, lo), hi)
 
 
 def clip_low(x, lo, hi):

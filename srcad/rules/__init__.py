@@ -1,2 +1,2 @@
 """Derivative rules, one module per namespace; importing this package registers them all."""
-from srcad.rules import builtins, linalg, math, numpy, operators, registry  # noqa: F401
+from srcad.rules import builtins, linalg, math, numpy, operators, registry, runtime  # noqa: F401

@@ -57,4 +57,5 @@ nondiff(builtins.int, builtins.round, kind=to_int)
 nondiff(builtins.len, kind=scalar_int)
 
 # srcad's own runtime helpers that passes insert
-nondiff("rt.range_len", kind=scalar_int, params=("ans", "start", "stop", "step"))
+nondiff(rt.range_len, kind=scalar_int, params=("ans", "start", "stop", "step"),
+        name="rt.range_len")

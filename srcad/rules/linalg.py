@@ -1,9 +1,9 @@
 """Rules for linear algebra: np.linalg and the matrix helpers of numpy."""
 import numpy as np
 
-from srcad import runtime as rt  # noqa: F401  (names used in templates)
+from srcad import runtime as rt
 from srcad.rules import typing as ty
-from srcad.rules.registry import adjoint, tangent
+from srcad.rules.registry import adjoint, nondiff, parts, tangent
 
 d = None  # templates say d[x] for "the adjoint of x"; they are never run
 t = None  # tangent templates say t[x] for "the tangent of x" (forward mode)
@@ -38,6 +38,21 @@ def det(ans, a):
 @tangent(np.linalg.det)
 def det_tangent(ans, a):
     t[ans] = ans * np.trace(np.linalg.solve(a, t[a]))
+
+
+# slogdet(a) is the pair (sign, log |det a|), each item with a rule of its own
+parts(np.linalg.slogdet, "rt.slogdet_sign", "rt.logabsdet")
+nondiff(rt.slogdet_sign, kind=ty.scalar_float, params=("ans", "a"), name="rt.slogdet_sign")
+
+
+@adjoint(rt.logabsdet, kind=ty.scalar_float, broadcast=False, name="rt.logabsdet")
+def logabsdet(ans, a):
+    d[a] += rt.logabsdet_adjoint(d[ans], a)
+
+
+@tangent(rt.logabsdet)
+def logabsdet_tangent(ans, a):
+    t[ans] = np.trace(np.linalg.solve(a, t[a]))
 
 
 @adjoint(np.linalg.cholesky, kind=ty.square, broadcast=False)

@@ -2,7 +2,7 @@
 reshaping and joining, and constructors (which have no derivative)."""
 import numpy as np
 
-from srcad import runtime as rt  # noqa: F401  (names used in templates)
+from srcad import runtime as rt
 from srcad.rules import typing as ty
 from srcad.rules.registry import adjoint, nondiff, tangent
 
@@ -215,7 +215,7 @@ def minimum_tangent(ans, x, y):
     t[ans] = rt.select(x <= y, t[x], 0.0) + rt.select(x <= y, 0.0, t[y])
 
 
-@adjoint(np.clip, kind=ty.same, masks=True)
+@adjoint(np.clip, rt.clip, kind=ty.same, masks=True, name="rt.clip")
 def clip(ans, x, a_min, a_max):
     d[x] += rt.select(rt.within(x, a_min, a_max), d[ans], 0.0)
     d[a_min] += rt.select(rt.clip_low(x, a_min, a_max), d[ans], 0.0)
@@ -279,7 +279,7 @@ def sum_tangent(ans, x, axis=None):
     t[ans] = np.sum(t[x], axis)
 
 
-@adjoint(np.mean, kind=ty.reduction("f"), broadcast=False, name="rt.mean")
+@adjoint(np.mean, rt.mean, kind=ty.reduction("f"), broadcast=False, name="rt.mean")
 def mean(ans, x, axis=None):
     d[x] += rt.expand(d[ans], axis) / rt.count(x.shape, axis)
 
@@ -289,7 +289,7 @@ def mean_tangent(ans, x, axis=None):
     t[ans] = rt.mean(t[x], axis)
 
 
-@adjoint(np.prod, kind=ty.reduction(), broadcast=False, name="rt.prod")
+@adjoint(np.prod, rt.prod, kind=ty.reduction(), broadcast=False, name="rt.prod")
 def prod(ans, x, axis=None):
     d[x] += rt.prod_adjoint(d[ans], x, axis)
 
@@ -299,7 +299,7 @@ def prod_tangent(ans, x, axis=None):
     t[ans] = rt.prod_tangent(t[x], x, axis)
 
 
-@adjoint(np.max, kind=ty.reduction(), broadcast=False, name="rt.amax")
+@adjoint(np.max, rt.amax, kind=ty.reduction(), broadcast=False, name="rt.amax")
 def max(ans, x, axis=None):
     d[x] += rt.select_adjoint(d[ans], x, ans, axis)
 
@@ -309,7 +309,7 @@ def max_tangent(ans, x, axis=None):
     t[ans] = rt.select_tangent(t[x], x, ans, axis)
 
 
-@adjoint(np.min, kind=ty.reduction(), broadcast=False, name="rt.amin")
+@adjoint(np.min, rt.amin, kind=ty.reduction(), broadcast=False, name="rt.amin")
 def min(ans, x, axis=None):
     d[x] += rt.select_adjoint(d[ans], x, ans, axis)
 
@@ -346,7 +346,7 @@ def transpose_tangent(ans, x):
     t[ans] = np.transpose(t[x])
 
 
-@adjoint(np.reshape, kind=ty.reshape, broadcast=False, name="rt.reshape")
+@adjoint(np.reshape, rt.reshape, kind=ty.reshape, broadcast=False, name="rt.reshape")
 def reshape(ans, x, shape):
     d[x] += rt.reshape(d[ans], x.shape)
 

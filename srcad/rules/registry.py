@@ -31,9 +31,11 @@ class Rule:
     diff: frozenset = frozenset()
     broadcast: bool = False
     reads: frozenset = frozenset()
+    reads_by: dict = field(default_factory=dict)  # parameter -> what its adjoint term reads
     tangent: object = None  # the expression of `t[ans] = ...` (forward mode), or None
     masks: bool = False  # routes the cotangent to one operand per element (where, maximum)
     sequence: str = None  # "concatenate" or "stack": a tuple parameter split back per element
+    parts: tuple = ()  # a tuple-valued function: the rules giving each item (see `parts`)
 
     def bind(self, args, keywords, error):
         """Map this call's atoms (gast nodes) to the rule's parameters; None if omitted."""
@@ -85,6 +87,20 @@ def _primal_reads(body, params):
     return frozenset(reads)
 
 
+def _reads_by_target(body, params):
+    """For each differentiable parameter, the primal values its own `d[p] += ...` terms
+    read (statements that update no `d[...]` count for every parameter)."""
+    shared, out = set(), {}
+    for node in body:
+        hit = _adjoint_targets([node])
+        reads = _primal_reads([node], params)
+        if not hit:
+            shared |= reads
+        for p in hit:
+            out[p] = out.get(p, frozenset()) | reads
+    return {p: r | shared for p, r in out.items()}
+
+
 def canonical_name(obj):
     if isinstance(obj, str):
         return obj
@@ -125,7 +141,8 @@ def adjoint(*objs, kind, name=None, broadcast=None, masks=False, sequence=None):
         rule = Rule(name=name or canonical_name(objs[0]), params=params, defaults=defaults,
                     kind=kind, body=body, diff=_adjoint_targets(body),
                     broadcast=True if broadcast is None else broadcast,
-                    reads=_primal_reads(body, params), masks=masks, sequence=sequence)
+                    reads=_primal_reads(body, params), masks=masks, sequence=sequence,
+                    reads_by=_reads_by_target(body, params))
         _register(objs, rule)
         return template
 
@@ -165,6 +182,15 @@ def nondiff(*objs, kind, params=("ans", "x"), defaults=None, name=None):
         rule = Rule(name=name or canonical_name(obj), params=list(params),
                     defaults=dict(defaults or {}), kind=kind)
         _register([obj], rule)
+
+
+def parts(obj, *items, params=("ans", "a")):
+    """Register `obj`, which returns a tuple, as the tuple of the rules named `items`
+    applied to the same arguments (`np.linalg.slogdet(a)` is `(rt.slogdet_sign(a),
+    rt.logabsdet(a))`); each item is then typed and differentiated by its own rule."""
+    rule = Rule(name=canonical_name(obj), params=list(params), defaults={}, kind=None,
+                parts=tuple(items))
+    _register([obj], rule)
 
 
 def lookup(obj):
