@@ -154,6 +154,9 @@ class Program:
         spec.rev_name = self.namer.fresh(f"{spec.name}_rev", numbered=False)
         spec.fwd, spec.rev = differentiate(ctx, wrt_names, spec.fwd_name, spec.rev_name)
         spec.tape_empty = not ctx.tape_slots
+        # straight-line code: cheaper to run again in the reverse sweep than to keep its
+        # tape per call on a list (a helper called in a loop)
+        spec.recomputable = not ctx.loops and not ctx.stacked
         return spec
 
     def _build_fwd(self, fn, arg_kinds, wrt):

@@ -53,6 +53,10 @@ class ReverseAD:
         self.stacks = {}
         self.callee_stacks = {}
         self.tape_calls = {}
+        self.recomputed_calls = set()
+        self.replay_of = {}  # statement in a replayed loop's body -> the loop
+        self.replay_tapes = {}  # a call replayed in the reverse sweep -> its tape's name
+        self.starts = {}  # (loop, carried name) -> the name holding its value at iteration start
         self.namer = ctx.namer
 
     # tape slots
@@ -80,6 +84,8 @@ class ReverseAD:
         return _stmts(f"{st.top} -= 1\n{target} = {st.buf}[{st.top}]{suffix}")
 
     def value_push(self, s):
+        if s in self.replay_of:  # the reverse sweep replays the iteration instead
+            return []
         return [t for t in self.targets(s) if t in self.ctx.pushed
                 and s not in self.ctx.fresh_defs]
 
@@ -106,6 +112,9 @@ class ReverseAD:
                     i = s.target.id
                     out += self.push(self.stack(i, self.ctx.kinds[i]), i)
                 body = self.forward(s.body, depth + 1)
+                if s in self.ctx.replay:
+                    body = [st for v in self.ctx.replay[s][0]
+                            for st in self.push(self.replay_stack(s, v), v)] + body
                 bound = self.ctx.loops[s][3]
                 reserve = self.reserves(s.body, f"{bound} * ", s)
                 if s in self.ctx.loop_var_changed:  # save i as each iteration leaves it
@@ -142,6 +151,11 @@ class ReverseAD:
             return out + [s]
         spec, active = call
         keep = active and not spec.tape_empty
+        if keep and s in self.replay_of:
+            keep = False  # the replay in the reverse sweep makes the tape again
+        if keep and (depth or s not in self.top_level) and spec.recomputable:
+            self.recomputed_calls.add(s)  # the reverse sweep calls the forward sweep again
+            keep = False
         tape = self.namer.fresh("tape_" + spec.name) if keep else "_"
         fwd = gast.Call(func=ir.name(spec.fwd_name), args=s.value.args, keywords=[])
         lhs = gast.Tuple(elts=[target, ir.name(tape, store=True)], ctx=gast.Store())
@@ -183,8 +197,15 @@ class ReverseAD:
             for key in keys:
                 if key not in self.mixed:
                     counts[key] = counts.get(key, 0) + 1
+        for v in self.ctx.replay.get(loop, ((),))[0]:
+            if not self.ctx.kinds[v].ndim:
+                counts[("replay", loop, v)] = 1
         out = []
         for key, n in counts.items():
+            if key[0] == "replay" if isinstance(key, tuple) else False:
+                st = self.replay_stack(key[1], key[2])
+                out += _stmts(f"{st.buf} = rt.reserve({st.buf}, {st.top} + {times}{n})")
+                continue
             st = self.stacks.get(key)
             if st is None:
                 st = (self.stack(key, self.ctx.kinds[key]) if isinstance(key, str)
@@ -226,6 +247,7 @@ class ReverseAD:
 
     def reverse_loop(self, s):
         self.last_line = None
+        replayed = self.replay(s) if s in self.ctx.replay else None  # names the tapes first
         body = self.reverse(s.body)
         self.last_line = None
         if not body:
@@ -233,12 +255,12 @@ class ReverseAD:
         trip, start, step, _ = self.ctx.loops[s]
         k = self.namer.fresh("k")
         redo = [copy.deepcopy(r) for r in self.ctx.recompute.get(s, [])
-                if self.recompute_needed(r, s)]
+                if self.recompute_needed(r, s) and s not in self.ctx.replay]
         for r in list(redo):
             t = r.targets[0].id
             if t in self.ctx.active and self.ctx.kinds[t].ndim:
                 redo += _stmts(f"{self.ctx.d(t)} = np.zeros_like({t})")
-        body = redo + body
+        body = (redo if replayed is None else replayed) + body
         if isinstance(s, gast.For):
             i = s.target.id
             rng = f"range({trip} - 1, -1, -1)"
@@ -291,6 +313,63 @@ class ReverseAD:
             out += self.pop(self.stacks[t], t, copy_array=t in self.ctx.elem_saved)
             if t in self.ctx.active and self.ctx.kinds[t].ndim:
                 out += _stmts(f"{self.ctx.d(t)} = np.zeros_like({t})")
+        loop = self.replay_of.get(s)
+        for t in outs if loop is not None else ():
+            if (loop, t) not in self.starts:
+                continue
+            out += _stmts(f"{t} = {self.starts[loop, t]}")
+            if t in self.ctx.active and self.ctx.kinds[t].ndim:
+                out += _stmts(f"{self.ctx.d(t)} = np.zeros_like({t})")
+        return out
+
+    # loops replayed in the reverse sweep
+
+    def replay_stack(self, loop, v):
+        return self.stack(v, self.ctx.kinds[v], key=("replay", loop, v))
+
+    def replay(self, loop):
+        """The start of a replayed loop's reverse iteration: the carried values put back
+        as the iteration began, and the body's statements that the reverse sweep reads
+        computed again (calls keeping their tapes)."""
+        carried, kept, _ = self.ctx.replay[loop]
+        out = []
+        for v in carried:
+            start = self.starts[loop, v]
+            out += self.pop(self.replay_stack(loop, v), start) + _stmts(f"{v} = {start}")
+        out += self.replay_block(loop.body, set(kept))
+        inner = sorted({t for st in self.replay_of if self.replay_of[st] is loop
+                        for t in self.targets(st)} - set(carried))
+        for t in inner:  # adjoints of this iteration's arrays, shaped as they are now
+            if t in self.ctx.active and self.ctx.kinds[t].ndim:
+                out += _stmts(f"{self.ctx.d(t)} = np.zeros_like({t})")
+        return out
+
+    def replay_block(self, stmts, kept):
+        out = []
+        for s in stmts:
+            if isinstance(s, gast.If):
+                body, orelse = self.replay_block(s.body, kept), self.replay_block(s.orelse, kept)
+                if body or orelse:
+                    out.append(ir.if_(s.test, body or [gast.Pass()], orelse, like=s))
+                continue
+            if s not in kept:
+                continue
+            call = self.user_call(s)
+            if call is not None:
+                spec, active = call
+                tape = "_"
+                if active and not spec.tape_empty:
+                    tape = self.replay_tapes[s] = self.namer.fresh("tape_" + spec.name)
+                fwd = gast.Call(func=ir.name(spec.fwd_name), args=s.value.args, keywords=[])
+                lhs = gast.Tuple(elts=[copy.deepcopy(s.targets[0]), ir.name(tape, store=True)],
+                                 ctx=gast.Store())
+                out.append(ir.assign(lhs, fwd, like=s))
+            elif s in self.ctx.materialize:
+                copied = gast.Call(func=gast.Attribute(value=copy.deepcopy(s.value), attr="copy",
+                                                       ctx=gast.Load()), args=[], keywords=[])
+                out.append(ir.assign(copy.deepcopy(s.targets[0]), copied, like=s))
+            else:
+                out.append(copy.deepcopy(s))
         return out
 
     # calls to the user's functions
@@ -340,17 +419,20 @@ class ReverseAD:
         if not active:
             return []
         out = []
-        tape = self.tape_calls.get(s, "()")
+        tape = self.replay_tapes.get(s) or self.tape_calls.get(s, "()")
         if s in self.callee_stacks:
             st = self.callee_stacks[s]
             out += self.pop(st, tape)
+        from codegen import to_source
+        arg_text = ", ".join(to_source(gast.Expr(value=a)).strip() for a in s.value.args)
+        if s in self.recomputed_calls and s not in self.replay_tapes:
+            tape = self.namer.fresh("tape_" + spec.name)
+            out += _stmts(f"_, {tape} = {spec.fwd_name}({arg_text})")
         d_outs = [self.ctx.d(t) if t in self.ctx.active else "0.0" for t in outs]
         d_out = d_outs[0] if isinstance(s.targets[0], gast.Name) else \
             "(" + ", ".join(d_outs) + ",)"
         args = s.value.args
         grads = [self.namer.fresh("d_arg") for _ in spec.wrt]
-        from codegen import to_source
-        arg_text = ", ".join(to_source(gast.Expr(value=a)).strip() for a in args)
         out += _stmts(f"({', '.join(grads)},) = {spec.rev_name}({arg_text}, {tape}, {d_out})")
         for g, pos in zip(grads, spec.wrt):
             a = args[pos]
@@ -366,11 +448,17 @@ class ReverseAD:
             raise self.ctx.fsrc.error("the function must end by returning its value",
                                       fnode, "add a `return`")
         self.top_level = set(body)
+        for loop, (carried, _, _) in self.ctx.replay.items():
+            self.replay_of.update({st: loop for st in ir.walk_no_loops(loop.body)
+                                   if isinstance(st, gast.Assign)})
+            self.starts.update({(loop, v): self.namer.fresh("start_" + v, numbered=False)
+                                for v in carried})
         self.mixed = self.mixed_levels(body)
         self.counted_trips = {trip for trip, _, _, bound in self.ctx.loops.values()
                               if trip != bound}
         self.last_line = None
         fwd_body = self.forward(body)
+        self.ctx.stacked = bool(self.stacks)
         self.last_line = None
         rev_body = self.reverse(body[:-1])
         return self.build_fwd(fnode, fwd_body), self.build_rev(fnode, rev_body)
@@ -413,8 +501,9 @@ class ReverseAD:
         fresh = {s.targets[0].id for s in ctx.fresh_defs}
         params = set(self.params)
         views = self.may_be_views()
+        assigned = self.assigned()
         for v in sorted(ctx.needed - params - fresh):
-            if v in self.assigned():
+            if v in assigned:
                 pre += _stmts(f"{v} = {dummy(ctx.kinds[v], view=v in views)}")
         top_counts = self.reserves_top(fnode.body)
         for st in self.stacks.values():

@@ -5,6 +5,46 @@ from srcad.passes import ir
 from srcad.passes.activity import bound_args, names, statements, targets
 
 
+def _straight(stmts):
+    """Assignments to names and `if`s of them only."""
+    for s in stmts:
+        if isinstance(s, gast.If):
+            if not (_straight(s.body) and _straight(s.orelse)):
+                return False
+        elif not isinstance(s, gast.Assign) or isinstance(s.targets[0], gast.Subscript):
+            return False
+    return True
+
+
+def _assignments(stmts):
+    """For each name, the most times one path through `stmts` assigns it."""
+    out = {}
+    for s in stmts:
+        if isinstance(s, gast.If):
+            a, b = _assignments(s.body), _assignments(s.orelse)
+            for name in set(a) | set(b):
+                out[name] = out.get(name, 0) + max(a.get(name, 0), b.get(name, 0))
+        else:
+            for name in targets(s):
+                out[name] = out.get(name, 0) + 1
+    return out
+
+
+def _exposed(stmts, assigned=frozenset()):
+    """Names read in `stmts` before any assignment to them (on some path)."""
+    out, assigned = set(), set(assigned)
+    for s in stmts:
+        if isinstance(s, gast.If):
+            out |= {n.id for n in gast.walk(s.test) if isinstance(n, gast.Name)} - assigned
+            out |= _exposed(s.body, assigned) | _exposed(s.orelse, assigned)
+            a, b = _assignments(s.body), _assignments(s.orelse)
+            assigned |= set(a) & set(b)
+        else:
+            out |= {n.id for n in gast.walk(s.value) if isinstance(n, gast.Name)} - assigned
+            assigned |= set(targets(s))
+    return out
+
+
 def _index_names(index):
     parts = index.elts if isinstance(index, gast.Tuple) else [index]
     out = []
@@ -66,9 +106,12 @@ class TapeNeeds:
                 all_defs[s.target.id] = all_defs.get(s.target.id, 0) + 1
         ctx.recompute, recomputed, operands = self.recomputable(fnode, all_defs, written)
         ctx.needed = values | arrays | operands
-        ctx.pushed = {v for v in ctx.needed
-                      if (defs.get(v, 0) > 1 or v in in_loop) and v not in ctx.no_push
-                      and v not in recomputed}
+
+        def saved(needed):  # needed values assigned more than once, or in a loop
+            return {v for v in needed if (defs.get(v, 0) > 1 or v in in_loop)
+                    and v not in ctx.no_push and v not in recomputed}
+
+        ctx.pushed = saved(ctx.needed)
         ctx.elem_saved = written & values
         ctx.saved_loop_vars = self.saved_loop_vars(fnode, defs)
         ctx.loop_var_changed = {
@@ -78,7 +121,59 @@ class TapeNeeds:
                 isinstance(n.ctx, gast.Store) for s in loop.body for n in gast.walk(s))}
         ctx.fresh_defs = self.fresh_defs(fnode)
         ctx.pushed -= {s.targets[0].id for s in ctx.fresh_defs if defs.get(s.targets[0].id) == 1}
+        ctx.replay = self.replays(fnode)
+        for carried, kept, reads in ctx.replay.values():
+            ctx.needed |= reads  # the replay reads them: they must be in place in reverse
+        ctx.pushed = saved(ctx.needed) - {s.targets[0].id for s in ctx.fresh_defs
+                                          if defs.get(s.targets[0].id) == 1}
         return fnode
+
+    def replays(self, fnode):
+        """Loops whose iterations the reverse sweep replays from the values they start
+        with, instead of saving what each statement overwrites.
+
+        Eligible: `for` loops whose body is straight-line code and `if`s (no inner loops,
+        exits or element writes) assigning each name at most once on any path. Chosen
+        when that saves the tape at least half its traffic: the statements the reverse
+        sweep reads push more than twice as many values per iteration as the loop
+        carries. Returns {loop: (carried names, statements replayed, names they read
+        from outside the body)}.
+        """
+        ctx = self.ctx
+        plan = {}
+        for loop, _ in statements(fnode.body):
+            if not isinstance(loop, gast.For) or loop in ctx.loop_var_changed \
+                    or not _straight(loop.body):
+                continue
+            counts = _assignments(loop.body)
+            if any(n > 1 for n in counts.values()) or loop.target.id in counts:
+                continue
+            kept, wanted = self.replayed(loop.body, set(ctx.needed))
+            exposed = _exposed(loop.body)
+            carried = sorted(v for v in counts if v in wanted and v in exposed)
+            pushes = sum(1 for s in ir.walk_no_loops(loop.body) if isinstance(s, gast.Assign)
+                         for t in targets(s) if t in ctx.pushed)
+            if pushes > 2 * len(carried):
+                reads = {n.id for s in kept for n in gast.walk(s.value)
+                         if isinstance(n, gast.Name)} | {loop.target.id}
+                plan[loop] = (carried, kept, reads - set(counts))
+        return plan
+
+    def replayed(self, body, wanted):
+        """The assignments (and the flags of the `if`s) in `body` that the reverse sweep
+        reads, directly or through each other, and the names they read."""
+        kept = set()
+        for s in reversed(list(ir.walk_no_loops(body))):
+            if isinstance(s, gast.If):
+                wanted |= {n.id for n in gast.walk(s.test) if isinstance(n, gast.Name)}
+                continue
+            call = isinstance(s.value, gast.Call) and \
+                ir.dotted_text(s.value.func) in self.ctx.user_functions and \
+                any(t in self.ctx.active for t in targets(s))  # its tape is needed
+            if call or any(t in wanted for t in targets(s)):
+                kept.add(s)
+                wanted |= {n.id for n in gast.walk(s.value) if isinstance(n, gast.Name)}
+        return [s for s in ir.walk_no_loops(body) if s in kept], wanted
 
     def reads(self, s, outs):
         op = s.value
@@ -92,7 +187,11 @@ class TapeNeeds:
         if rule is None:
             return set()
         out = set()
-        for p in rule.reads:
+        active = [p for p in rule.diff if any(
+            n in self.ctx.active for n in names([bound[p]] if bound.get(p) is not None else []))]
+        reads = set().union(*(rule.reads_by.get(p, rule.reads) for p in active)) \
+            if rule.reads_by else rule.reads
+        for p in reads:
             if p == rule.params[0]:
                 out |= set(outs)
             elif bound.get(p) is not None:
