@@ -481,7 +481,26 @@ class ReverseAD:
 
     def final_values(self):
         assigned = self.assigned() | self.ctx.written
-        return sorted(v for v in self.ctx.needed if v in assigned)
+        local = self.iteration_locals()
+        return sorted(v for v in self.ctx.needed if v in assigned and v not in local)
+
+    def iteration_locals(self):
+        """Names that only a replayed or recomputed loop body assigns and reads: the reverse
+        sweep computes them again in each iteration, so their last values are not saved
+        (keeping them live out of the loop also slows the forward sweep down)."""
+        per_loop = {}
+        for st, loop in self.replay_of.items():
+            per_loop.setdefault(loop, set()).update(self.targets(st))
+        for loop, plan in self.ctx.recompute.items():
+            per_loop.setdefault(loop, set()).update(st.targets[0].id for st in plan)
+        out = set()
+        for loop, names_ in per_loop.items():
+            inside = {id(n) for n in gast.walk(loop)}
+            outside = {n.id for n in gast.walk(gast.Module(body=self.ctx.fnode.body,
+                                                             type_ignores=[]))
+                       if isinstance(n, gast.Name) and id(n) not in inside}
+            out |= names_ - outside - set(self.params)
+        return out
 
     def tape_layout(self):
         slots = []
@@ -595,7 +614,10 @@ class ReverseAD:
         for v in sorted(ctx.elem_saved):
             if ctx.kinds[v].is_array:
                 pre += _stmts(f"{v} = {v}.copy()")
+        local = self.iteration_locals()  # their array adjoints are zeroed per iteration
         for v in sorted(ctx.active | set(self.wrt)):
+            if ctx.kinds[v].ndim and v in local:
+                continue
             zero = f"np.zeros_like({v})" if ctx.kinds[v].ndim else "0.0"
             pre += _stmts(f"{ctx.d(v)} = {zero}")
         result = self.result

@@ -148,9 +148,15 @@ class TapeNeeds:
             counts = _assignments(loop.body)
             if any(n > 1 for n in counts.values()) or loop.target.id in counts:
                 continue
-            kept, wanted = self.replayed(loop.body, set(ctx.needed))
+            kept, wanted = self.replayed(loop.body)
             exposed = _exposed(loop.body)
-            carried = sorted(v for v in counts if v in wanted and v in exposed)
+            inside = {id(n) for n in gast.walk(loop)}
+            outside = {n.id for n in gast.walk(fnode) if isinstance(n, gast.Name)
+                       and id(n) not in inside}
+            # carried: the values an iteration starts from, and those the code before the
+            # loop needs back once the reverse sweep has replayed it
+            carried = sorted(v for v in counts if v in wanted and v in exposed
+                             or v in ctx.needed and v in outside)
             pushes = sum(1 for s in ir.walk_no_loops(loop.body) if isinstance(s, gast.Assign)
                          for t in targets(s) if t in ctx.pushed)
             if pushes > 2 * len(carried):
@@ -159,10 +165,15 @@ class TapeNeeds:
                 plan[loop] = (carried, kept, reads - set(counts))
         return plan
 
-    def replayed(self, body, wanted):
-        """The assignments (and the flags of the `if`s) in `body` that the reverse sweep
-        reads, directly or through each other, and the names they read."""
-        kept = set()
+    def replayed(self, body):
+        """The assignments (and the flags of the `if`s) in `body` whose values the body's
+        adjoints read, directly or through each other, and the names they read."""
+        kept, wanted = set(), set()
+        for s in ir.walk_no_loops(body):
+            if isinstance(s, gast.Assign) and any(t in self.ctx.active for t in targets(s)):
+                wanted |= self.reads(s, targets(s))
+                # an active array's adjoint is zeroed in its shape each iteration
+                wanted |= {t for t in targets(s) if getattr(self.ctx.kinds.get(t), "ndim", 0)}
         for s in reversed(list(ir.walk_no_loops(body))):
             if isinstance(s, gast.If):
                 wanted |= {n.id for n in gast.walk(s.test) if isinstance(n, gast.Name)}
