@@ -1,0 +1,1 @@
+"""srcad benchmark suite (issue 4): `python -m benchmarks --help`."""

@@ -1,0 +1,35 @@
+"""The benchmark suite runs end to end at smoke size and every srcad gradient in it
+passes its finite-difference check. Nothing here asserts a timing."""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run(args, tmp_path, timeout):
+    env = dict(os.environ, SRCAD_CACHE_DIR=str(tmp_path / "cache"))
+    return subprocess.run([sys.executable, "-m", *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def test_smoke_run_checks_every_srcad_gradient(tmp_path):
+    out = tmp_path / "results.json"
+    proc = run(["benchmarks", "--smoke", "--no-peers", "--json", str(out)], tmp_path, 900)
+    assert proc.returncode == 0, proc.stdout + proc.stderr[-3000:]
+    rows = json.loads(out.read_text())
+    assert [r["key"] for r in rows] == ["W1", "W2", "W3", "W4", "W5", "W6"]
+    assert {r["key"]: r["check"] for r in rows} == {r["key"]: "ok" for r in rows}
+    assert all(r["srcad_ms"] > 0 and r["primal_ms"] > 0 for r in rows)
+    assert "srcad gradient checks: 6/6 passed." in proc.stdout
+    assert "FAIL" not in proc.stdout
+
+
+def test_startup_process_reports_its_costs(tmp_path):
+    proc = run(["benchmarks.startup", "W4", "smoke"], tmp_path, 600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert set(result) == {"seconds", "compile_seconds", "peak_rss_mb"}
+    assert result["seconds"] >= result["compile_seconds"] > 0
