@@ -407,7 +407,7 @@ def jacobian(f, wrt=0, mode=None, jit=True, on_jit_error="warn"):
                 use = "fwd"
         if use == "fwd":
             jac.last_mode = "fwd"
-            return g.package_many(_columns(g, args, sizes))
+            return g.package_many(_columns(g, args))
         jac.last_mode = "rev"
         jac.compiled = compiled
         out_shape = np.shape(out)
@@ -428,24 +428,36 @@ def jacobian(f, wrt=0, mode=None, jit=True, on_jit_error="warn"):
     return jac
 
 
-def _columns(g, args, sizes):
-    """Per `wrt` argument, the Jacobian's columns by forward mode: (out_shape, columns)."""
+def unit_directions(args, positions, j):
+    """Tangents for the arguments at `positions`, one tuple per element of the j-th: a 1
+    in that element, 0 everywhere else."""
+    zero = [np.zeros(np.shape(args[i])) if np.ndim(args[i]) else 0.0 for i in positions]
+    i = positions[j]
+    for k in range(int(np.size(args[i]))):
+        tangents = list(zero)
+        if np.ndim(args[i]):
+            tangents[j] = np.zeros(np.shape(args[i]))
+            tangents[j].flat[k] = 1.0
+        else:
+            tangents[j] = 1.0
+        yield tuple(tangents)
+
+
+def _columns(g, args):
+    """Per `wrt` argument, its block of the Jacobian, by forward mode: one column each."""
     per_arg = []
-    zero = [np.zeros(np.shape(args[i])) if np.ndim(args[i]) else 0.0 for i in g.positions]
+    out = None
     for j, i in enumerate(g.positions):
         cols = []
-        for k in range(sizes[j]):
-            tangents = list(zero)
-            if np.ndim(args[i]):
-                e = np.zeros(np.shape(args[i]))
-                e.flat[k] = 1.0
-                tangents[j] = e
-            else:
-                tangents[j] = 1.0
-            out, tan = g.tangent(args, tuple(tangents))
+        for tangents in unit_directions(args, g.positions, j):
+            out, tan = g.tangent(args, tangents)
             if isinstance(out, tuple):
                 raise g._error("jacobian needs an array or scalar output, not a tuple")
             cols.append(np.asarray(tan, dtype=np.float64))
+        if not cols and out is None:  # an empty argument: no columns, the output's shape
+            zero = tuple(np.zeros(np.shape(args[p])) if np.ndim(args[p]) else 0.0
+                         for p in g.positions)
+            out = g.tangent(args, zero)[0]
         stacked = np.stack(cols, axis=-1) if cols else np.zeros(np.shape(out) + (0,))
         per_arg.append(stacked.reshape(np.shape(out) + np.shape(args[i])))
     return per_arg

@@ -8,7 +8,7 @@ transformations compiled with Numba; nothing is approximated by finite differenc
 """
 import numpy as np
 
-from srcad.api import GradFunction, _cotangent_like
+from srcad.api import GradFunction, _cotangent_like, unit_directions
 from srcad.errors import NoRuleError
 
 
@@ -86,20 +86,11 @@ def hessian(f, wrt=0, jit=True, on_jit_error="warn"):
 
     def hess(*args, **kwargs):
         args = g._bind(args, kwargs)
-        zero = [np.zeros(np.shape(args[i])) if np.ndim(args[i]) else 0.0
-                for i in g.positions]
         blocks = [[None] * len(g.positions) for _ in g.positions]
         for j, i in enumerate(g.positions):
             columns = []
-            for k in range(int(np.size(args[i]))):
-                direction = list(zero)
-                if np.ndim(args[i]):
-                    e = np.zeros(np.shape(args[i]))
-                    e.flat[k] = 1.0
-                    direction[j] = e
-                else:
-                    direction[j] = 1.0
-                column = so.hvp(args, tuple(direction))
+            for direction in unit_directions(args, g.positions, j):
+                column = so.hvp(args, direction)
                 columns.append((column,) if g.bare else column)
             for r, ir in enumerate(g.positions):
                 stacked = np.stack([np.asarray(c[r], dtype=np.float64) for c in columns], -1)
