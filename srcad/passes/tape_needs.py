@@ -45,6 +45,29 @@ def _exposed(stmts, assigned=frozenset()):
     return out
 
 
+def _names_before(stmts, target):
+    """Names read before the statement `target` in program order, or None when `target`
+    lies inside a loop (where code after it also runs before it)."""
+    out = set()
+    for s in stmts:
+        if s is target:
+            return out
+        if any(n is target for n in gast.walk(s)):
+            if isinstance(s, (gast.For, gast.While)):
+                return None
+            out |= _loads(s.test)
+            inner = _names_before(s.body if any(n is target for st in s.body
+                                                for n in gast.walk(st)) else s.orelse, target)
+            return None if inner is None else out | inner
+        out |= _loads(s)
+    return out
+
+
+def _loads(node):
+    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name)
+            and isinstance(n.ctx, gast.Load)}
+
+
 def _index_names(index):
     parts = index.elts if isinstance(index, gast.Tuple) else [index]
     out = []
@@ -150,13 +173,15 @@ class TapeNeeds:
                 continue
             kept, wanted = self.replayed(loop.body)
             exposed = _exposed(loop.body)
-            inside = {id(n) for n in gast.walk(loop)}
-            outside = {n.id for n in gast.walk(fnode) if isinstance(n, gast.Name)
-                       and id(n) not in inside}
+            before = _names_before(fnode.body, loop)
+            if before is None:  # inside another loop: whatever runs around it
+                inside = {id(n) for n in gast.walk(loop)}
+                before = {n.id for n in gast.walk(fnode) if isinstance(n, gast.Name)
+                          and id(n) not in inside}
             # carried: the values an iteration starts from, and those the code before the
             # loop needs back once the reverse sweep has replayed it
             carried = sorted(v for v in counts if v in wanted and v in exposed
-                             or v in ctx.needed and v in outside)
+                             or v in ctx.needed and v in before)
             pushes = sum(1 for s in ir.walk_no_loops(loop.body) if isinstance(s, gast.Assign)
                          for t in targets(s) if t in ctx.pushed)
             if pushes > 2 * len(carried):
