@@ -34,6 +34,57 @@ def _stmts(text):
     return gast.parse(text).body
 
 
+# helpers whose result is a new array shaped like their argument at this position
+_FRESH_LIKE = {"rt.matmul_dx": 1, "rt.matmul_dy": 2}
+# ... and those that may return their first argument itself (copied, unless that argument
+# is itself a new array: arithmetic, a selection)
+_SHAPED_LIKE = {"rt.unbroadcast": 1}
+
+
+def _first_assignments(stmts):
+    """`d = np.zeros_like(v)` whose first use, in this straight-line list, is
+    `d += <an array shaped like v>` becomes one assignment: no zero fill, one pass less
+    over the array. Inside loops and branches nothing changes."""
+    out, inits = list(stmts), {}
+    for k, s in enumerate(out):
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) \
+                and isinstance(s.value, gast.Call) \
+                and ir.dotted_text(s.value.func) == "np.zeros_like" \
+                and isinstance(s.value.args[0], gast.Name):
+            inits[s.targets[0].id] = (k, s.value.args[0].id)
+            continue
+        for d in sorted({n.id for n in gast.walk(s) if isinstance(n, gast.Name)} & set(inits)):
+            k0, v = inits.pop(d)
+            value = _shaped_value(s, d, v)
+            if value is not None:
+                out[k0], out[k] = None, ir.assign(d, value, like=s)
+    return [s for s in out if s is not None]
+
+
+def _shaped_value(s, d, v):
+    """The value `s` adds to `d` when `s` is `d += f(...)` with f's result a fresh array
+    shaped like `v` (or a copy of one), else None."""
+    if not (isinstance(s, gast.AugAssign) and isinstance(s.op, gast.Add)
+            and isinstance(s.target, gast.Name) and s.target.id == d
+            and isinstance(s.value, gast.Call)):
+        return None
+    e = s.value
+    if any(isinstance(n, gast.Name) and n.id == d for n in gast.walk(e)):
+        return None
+    text = ir.dotted_text(e.func)
+    pos = _FRESH_LIKE.get(text, _SHAPED_LIKE.get(text))
+    if pos is None or len(e.args) <= pos or not isinstance(e.args[pos], gast.Name) \
+            or e.args[pos].id != v:
+        return None
+    g = e.args[0]
+    fresh = isinstance(g, (gast.BinOp, gast.UnaryOp)) or (
+        isinstance(g, gast.Call) and ir.dotted_text(g.func) == "rt.select")
+    if text in _SHAPED_LIKE and not fresh:  # g itself may come back: copy it
+        return gast.Call(func=gast.Attribute(value=e, attr="copy", ctx=gast.Load()),
+                         args=[], keywords=[])
+    return e
+
+
 class ReverseAD:
     """Transformation: from the normalized, analysed function, two functions.
 
@@ -524,6 +575,7 @@ class ReverseAD:
         for v in sorted(ctx.needed - params - fresh):
             if v in assigned:
                 pre += _stmts(f"{v} = {dummy(ctx.kinds[v], view=v in views)}")
+        pre += _return_placeholders(ctx, views)
         top_counts = self.reserves_top(fnode.body)
         for st in self.stacks.values():
             if st.is_list and st.kind is not None:
@@ -629,7 +681,7 @@ class ReverseAD:
                 pre += _stmts(f"{self.ctx.d(atom.id)} += {seed}")
         ret = _stmts("return (" + "".join(f"{self.ctx.d(v)}, " for v in self.wrt) + ")")
         return self.function(self.rev_name, self.params + [ctx.tape_param, ctx.seed],
-                             pre + body + ret)
+                             _first_assignments(pre + body) + ret)
 
     @staticmethod
     def function(name, params, body):
@@ -641,3 +693,10 @@ class ReverseAD:
         return gast.FunctionDef(name=name, args=args, body=body or [gast.Pass()],
                                 decorator_list=[], returns=None, type_comment=None,
                                 type_params=[])
+
+
+def _return_placeholders(ctx, views=()):
+    """`retval = <placeholder>` for the values SplitReturns collects: Numba prunes a branch
+    whose test it finds constant, and a value set only there would be undefined."""
+    return [s for v in getattr(ctx, "return_values", ()) if v in ctx.kinds
+            for s in _stmts(f"{v} = {dummy(ctx.kinds[v], view=v in views)}")]
