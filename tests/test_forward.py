@@ -168,3 +168,17 @@ def test_jvp_through_helpers_called_with_constants(jit):
                          on_jit_error="raise")
     assert out == pytest.approx(constant_helper_calls(1.0, 2.0))
     assert tan == pytest.approx(1.0 + 1.0 * 2.0 + (0.25 + 1.0) * 0.5)
+
+
+def sum_of_broadcast_with_a_constant(a, m):
+    w = np.zeros_like(m)
+    return np.sum(np.sum(w + a, axis=1) * np.arange(m.shape[0]))
+
+
+def test_tangent_keeps_the_broadcast_shape_when_an_operand_is_constant():
+    a, m = np.array([0.3, -0.5, 0.8]), np.ones((2, 3))
+    t = np.array([1.0, 2.0, -1.0])
+    _, tangent = srcad.jvp(sum_of_broadcast_with_a_constant, (a, m), (t,), wrt=0, jit=False)
+    g = srcad.grad(sum_of_broadcast_with_a_constant, jit=False)(a, m)
+    assert np.isclose(tangent, np.dot(g, t))
+    assert np.allclose(g, fd_grad(sum_of_broadcast_with_a_constant, (a, m), 0))

@@ -5,6 +5,7 @@ import gast
 
 from codegen import fill, to_source
 from srcad.errors import NoRuleError
+from srcad.kinds import dummy
 from srcad.passes import ir
 from srcad.passes.activity import bound_args
 
@@ -82,6 +83,11 @@ class ForwardAD:
                 pre += _stmts(f"{self.t(p)} = {self.t(p)}.copy()")
             elif p in self.varied and p not in self.wrt:
                 pre += _stmts(f"{self.t(p)} = {self.zero(p)}")
+        for v in getattr(self.ctx, "return_values", ()):  # see reverse_ad._return_placeholders
+            if v in self.ctx.kinds:
+                pre += _stmts(f"{v} = {dummy(self.ctx.kinds[v])}")
+                if v in self.varied:
+                    pre += _stmts(f"{self.t(v)} = {self.zero(v)}")
         out = pre + self.block(body[:-1])
         outs = self.result.elts if isinstance(self.result, gast.Tuple) else [self.result]
         res = ", ".join(to_source(gast.Expr(value=o)).strip() for o in outs)
@@ -188,7 +194,8 @@ class ForwardAD:
                                          mode="eval").body
         repl[rule.params[0]] = t
         kept = []
-        for sign, term in additive_terms(rule.tangent):
+        terms = additive_terms(rule.tangent)
+        for sign, term in terms:
             ps = _t_params(term)
             live = [p for p in ps if isinstance(bound.get(p), (gast.Tuple, gast.List)) and any(
                 isinstance(e, gast.Name) and e.id in self.varied for e in bound[p].elts)
@@ -200,7 +207,11 @@ class ForwardAD:
         if not kept:
             return self.zero(t)
         text = " ".join(f"{sgn} ({expr})" for sgn, expr in kept)
-        return text[2:] if text.startswith("+ ") else "-" + text[2:]
+        text = text[2:] if text.startswith("+ ") else "-" + text[2:]
+        if rule.broadcast and self.ctx.kinds[t].ndim and len(kept) < len(terms):
+            # the operands left carry no tangent, but may have given the result its shape
+            text = f"np.zeros_like({t}) + ({text})"
+        return text
 
     def call(self, s, text):
         """`t = g(args)`: g's own forward mode, for the arguments that carry tangents."""

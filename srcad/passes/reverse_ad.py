@@ -387,19 +387,14 @@ class ReverseAD:
         for v in carried:
             start = self.starts[loop, v]
             out += self.pop(self.replay_stack(loop, v), start) + _stmts(f"{v} = {start}")
-        out += self.replay_block(loop.body, set(kept))
-        inner = sorted({t for st in self.replay_of if self.replay_of[st] is loop
-                        for t in self.targets(st)} - set(carried))
-        for t in inner:  # adjoints of this iteration's arrays, shaped as they are now
-            if t in self.ctx.active and self.ctx.kinds[t].ndim:
-                out += _stmts(f"{self.ctx.d(t)} = np.zeros_like({t})")
-        return out
+        return out + self.replay_block(loop.body, set(kept), set(carried))
 
-    def replay_block(self, stmts, kept):
+    def replay_block(self, stmts, kept, carried):
         out = []
         for s in stmts:
             if isinstance(s, gast.If):
-                body, orelse = self.replay_block(s.body, kept), self.replay_block(s.orelse, kept)
+                body = self.replay_block(s.body, kept, carried)
+                orelse = self.replay_block(s.orelse, kept, carried)
                 if body or orelse:
                     out.append(ir.if_(s.test, body or [gast.Pass()], orelse, like=s))
                 continue
@@ -421,6 +416,9 @@ class ReverseAD:
                 out.append(ir.assign(copy.deepcopy(s.targets[0]), copied, like=s))
             else:
                 out.append(copy.deepcopy(s))
+            for t in self.targets(s):  # this iteration's array adjoints, in its shapes
+                if t in self.ctx.active and self.ctx.kinds[t].ndim and t not in carried:
+                    out += _stmts(f"{self.ctx.d(t)} = np.zeros_like({t})")
         return out
 
     # calls to the user's functions

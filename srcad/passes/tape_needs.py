@@ -122,6 +122,10 @@ class TapeNeeds:
                     in_loop.add(name)
             if any(n in active for n in targets(s)):
                 values |= self.reads(s, targets(s))
+        for s, _ in statements(fnode.body):  # a saved element is put back where it was
+            t = s.targets[0] if isinstance(s, gast.Assign) else None
+            if isinstance(t, gast.Subscript) and t.value.id in values:
+                values |= set(_index_names(t.slice))
         arrays = {v for v in active if ctx.kinds[v].is_array}
         all_defs = dict(defs)
         for s, _ in statements(fnode.body):
@@ -173,7 +177,7 @@ class TapeNeeds:
                 continue
             kept, wanted = self.replayed(loop.body)
             exposed = _exposed(loop.body)
-            before = _names_before(fnode.body, loop)
+            before = self.names_before(fnode.body, loop)
             if before is None:  # inside another loop: whatever runs around it
                 inside = {id(n) for n in gast.walk(loop)}
                 before = {n.id for n in gast.walk(fnode) if isinstance(n, gast.Name)
@@ -189,6 +193,19 @@ class TapeNeeds:
                          if isinstance(n, gast.Name)} | {loop.target.id}
                 plan[loop] = (carried, kept, reads - set(counts))
         return plan
+
+    def names_before(self, stmts, loop):
+        """What the statements before `loop` read, their adjoints included (a result
+        that its rule's adjoint reads, like tanh's); None inside another loop."""
+        before = _names_before(stmts, loop)
+        if before is None:
+            return None
+        for s, _ in statements(stmts):
+            if s is loop:
+                break
+            if isinstance(s, gast.Assign) and not isinstance(s.targets[0], gast.Subscript):
+                before |= self.reads(s, targets(s))
+        return before
 
     def replayed(self, body):
         """The assignments (and the flags of the `if`s) in `body` whose values the body's
