@@ -165,7 +165,7 @@ class ReverseAD:
                 body = self.forward(s.body, depth + 1)
                 if s in self.ctx.replay:
                     body = [st for v in self.ctx.replay[s][0]
-                            for st in self.push(self.replay_stack(s, v), v)] + body
+                            for st in self.push(self.replay_stack(s, v), self.kept(v))] + body
                 bound = self.ctx.loops[s][3]
                 reserve = self.reserves(s.body, f"{bound} * ", s)
                 if s in self.ctx.loop_var_changed:  # save i as each iteration leaves it
@@ -186,10 +186,15 @@ class ReverseAD:
                 self.result = s.value
         return out
 
+    def kept(self, v):
+        """How the tape keeps `v`: a view (of an argument the caller may write into later,
+        say) is copied."""
+        return f"{v}.copy()" if v in self.views and self.ctx.kinds[v].ndim else v
+
     def forward_assign(self, s, depth):
         out = []
         for t in self.value_push(s):
-            out += self.push(self.stack(t, self.ctx.kinds[t]), t)
+            out += self.push(self.stack(t, self.ctx.kinds[t]), self.kept(t))
         target = s.targets[0]
         if isinstance(target, gast.Subscript) and target.value.id in self.ctx.elem_saved:
             out += self.push(self.elem_stack(s), self.item_source(target, s))
@@ -497,6 +502,7 @@ class ReverseAD:
             raise self.ctx.fsrc.error("the function must end by returning its value",
                                       fnode, "add a `return`")
         self.top_level = set(body)
+        self.views = self.may_be_views()
         for loop, (carried, _, _) in self.ctx.replay.items():
             self.replay_of.update({st: loop for st in ir.walk_no_loops(loop.body)
                                    if isinstance(st, gast.Assign)})
@@ -593,7 +599,11 @@ class ReverseAD:
         result = to_source(gast.Expr(value=self.result)).strip()
         if isinstance(self.result, gast.Tuple) and not result.startswith("("):
             result = f"({result})"
-        tape = "(" + ", ".join(slots) + ("," if len(slots) == 1 else "") + ")"
+        # a view of an array argument, kept for the reverse sweep, is copied: the caller
+        # may write into that array after the call
+        finals = set(self.final_values())
+        saved = [self.kept(v) if v in finals else v for v in slots]
+        tape = "(" + ", ".join(saved) + ("," if len(saved) == 1 else "") + ")"
         ret = _stmts(f"return {result}, {tape}")
         return self.function(self.fwd_name, self.params, pre + body + ret)
 
