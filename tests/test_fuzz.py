@@ -5,7 +5,7 @@ import pytest
 
 from srcad import fuzz
 
-SEEDS = range(150)
+SEEDS = range(300)
 CHUNK = 10
 
 
@@ -25,3 +25,16 @@ _plain = list(SEEDS)
 @pytest.mark.parametrize("chunk", range(0, len(_plain), CHUNK))
 def test_random_programs(chunk):
     _check(_plain[chunk:chunk + CHUNK])
+
+
+def test_minimize_keeps_the_failure_and_shrinks():
+    from srcad import fuzz_minimize
+
+    source, _ = fuzz.generate(3)
+    lines = source.rstrip("\n").splitlines()
+    # a construct srcad refuses, in front of the final return
+    lines[-1:-1] = ["    try:", "        s = s + 1.0", "    except ValueError:", "        pass"]
+    small, result = fuzz_minimize.minimize("\n".join(lines) + "\n", 3, (4, 2), jit=False,
+                                           log=lambda *a, **k: None)
+    assert result.outcome == fuzz.REFUSED and "try" in result.detail
+    assert "try:" in small and len(small.splitlines()) < len(lines)

@@ -52,6 +52,7 @@ class SplitReturns:
         else:
             self.values = [self.ctx.namer.fresh("retval", numbered=False)]
             result = ir.name(self.values[0])
+        self.ctx.return_values = list(self.values)
         new_body = self.block(body, in_loop=False)
         first = body[0]
         fnode.body = ([ir.assign(self.flag, ir.const(False), like=first)] + new_body

@@ -1,0 +1,133 @@
+"""Bugs found by `python -m srcad.fuzz`, each kept as its minimized program.
+
+Every program defines `f(x, y, a, m)` (a of shape (n,), m of shape (r, n)); `check` draws
+inputs from the seed, compares reverse mode with central finite differences and forward
+mode with reverse mode, exactly as the fuzzer does."""
+
+import textwrap
+
+from srcad import fuzz
+
+HEADER = "import math\n\nimport numpy as np\n\n\n"
+
+
+def check(body, seed=0, shapes=(4, 2), jit=False):
+    result = fuzz.check_source(HEADER + textwrap.dedent(body), seed, shapes, jit=jit)
+    assert result.outcome == fuzz.OK, result.detail
+
+
+def test_scalar_clip_compiles_under_numba():
+    # Numba's np.clip takes arrays only; the forward sweep called it on a float.
+    check("""
+        def f(x, y, a, m):
+            return np.clip(x * y, -1.0, 0.5) + np.sum(a) + np.sum(m)
+        """, jit=True)
+
+
+def test_return_inside_loop_over_tuple():
+    # Refused as "`break`/`continue` in a loop over a tuple": the unrolled loop could not
+    # exit.  Now each unrolled copy runs in a one-trip loop and `break` skips the rest.
+    check("""
+        def f(x, y, a, m):
+            s = 0.0
+            for v in (x, y, x):
+                s += math.sin(v)
+                if s > 0.5:
+                    return s * 2.0
+            return s + np.sum(a) + np.sum(m)
+        """, seed=1)
+
+
+def test_break_and_continue_in_loop_over_tuple_of_arrays():
+    check("""
+        def f(x, y, a, m):
+            s = 0.0
+            for v in (a, m[0], a * y):
+                for i in range(2):
+                    if v[i] > 1.2:
+                        break
+                    s += v[i] * x
+                if np.sum(v) > 2.5:
+                    continue
+                s += np.sum(np.sin(v)) * x
+                if s > 1.0:
+                    break
+            return s + y + np.sum(m)
+        """, seed=3)
+
+
+def test_early_return_in_branch_numba_prunes():
+    # `h > 0.0` with h = 0.1 is constant to Numba, which pruned the other branches; the
+    # return values SplitReturns sets only there and at the end were then "Undefined".
+    check("""
+        def helper(p0, p1):
+            h = 0.1
+            if h > 0.0:
+                h = h * p1
+            elif p1 > 0.0:
+                return p0, p1
+            else:
+                h += 0.5
+            return h * p0, p1
+
+        def f(x, y, a, m):
+            u1, u2 = helper(x, y)
+            return u1 * u2 + np.sum(a) + np.sum(m)
+        """, seed=1, jit=True)
+
+
+# Three regressions of replaying loops in the reverse sweep (bac4e90), fixed in TapeNeeds
+# by `names_before` and by keeping the indices of saved elements; found by seeds 3033,
+# 8458 and 8230 of the fuzzer.
+
+def test_replayed_loop_with_conditional_array_update():
+    # crashed: UnboundLocalError in the reverse sweep (a replayed temporary never set)
+    check("""
+        def f(x, y, a, m):
+            s = 0.0
+            for i4 in range(4):
+                if s:
+                    m -= np.sin(m)
+            return np.sum(m)
+        """, seed=3033, shapes=(6, 2))
+
+
+def test_replayed_loop_with_constant_ternary():
+    # crashed: UnboundLocalError in the reverse sweep
+    check("""
+        def f(x, y, a, m):
+            t1 = 0.5
+            for i2 in range(len(a), 0, -1):
+                t1 -= 0.5 if 0.5 else np.prod(np.tanh(m))
+            return t1 + x
+        """, seed=8458, shapes=(4, 3))
+
+
+def test_loop_after_tanh_whose_adjoint_reads_its_result():
+    # wrong gradient: tanh's adjoint read t0 after the loop had overwritten it
+    check("""
+        def f(x, y, a, m):
+            t0 = math.tanh(x)
+            for i1 in range(len(a), 1, -1):
+                t0 += 0.5
+            return t0
+        """, seed=8230, shapes=(6, 3))
+
+
+
+def test_helper_keeps_no_alias_of_an_argument_the_caller_writes_later():
+    # seed 8619: the helper kept `q0` itself on its tape (through a ternary, in a loop),
+    # and the caller's later write into `a` changed what the helper's reverse sweep read
+    for jit in (False, True):
+        check("""
+            def helper0(q0):
+                h = 0.1
+                while h < 1.62:
+                    h += 0.5 / np.dot(q0 if 0.5 else q0, q0)
+                return (h, 0.5)
+
+            def f(x, y, a, m):
+                u2, u3 = helper0(a)
+                a[int(1.5)] /= 1.5
+                return u2 + x + y + np.sum(m)
+            """, seed=8619, jit=jit)
