@@ -11,6 +11,7 @@ from srcad.kinds import BOOL, FLOAT, INT, NONE
 from srcad.passes.activity import Activity
 from srcad.passes.check_aliases import CheckAliases
 from srcad.passes.check_supported import CheckSupported
+from srcad.passes.common_subexpressions import CommonSubexpressions
 from srcad.passes.expand_aug_assign import ExpandAugAssign
 from srcad.passes.hoist_local_functions import HoistLocalFunctions
 from srcad.passes.infer_kinds import InferKinds
@@ -76,6 +77,7 @@ def normalize_steps(ctx):
         ("ExpandAugAssign", lambda f: ExpandAugAssign(ctx).visit(f)),
         ("SplitReturns", lambda f: SplitReturns(ctx).run(f)),
         ("ToANF", lambda f: ToANF(ctx).run(f)),
+        ("CommonSubexpressions", lambda f: CommonSubexpressions(ctx).run(f)),
         ("LowerLoopExits", lambda f: LowerLoopExits(ctx).run(f)),
         ("RecordControl", lambda f: RecordControl(ctx).run(f)),
     ]
