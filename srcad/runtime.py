@@ -24,6 +24,13 @@ def _is_none(t):
 
 
 @register_jitable(cache=True)
+def unpruned(flag):
+    """`flag` itself, in a form Numba cannot read as a constant: a forward-sweep branch
+    that appends a callee's tape to a list stays compiled, so the list gets its type."""
+    return flag
+
+
+@register_jitable(cache=True)
 def range_len(start, stop, step):
     """Number of iterations of `range(start, stop, step)`."""
     if step > 0:
@@ -258,8 +265,10 @@ def _prod_others(v):
     return out
 
 
-def prod_adjoint(g, x, axis):
-    """Adjoint of `np.prod(x, axis)`: g times the product of the other factors."""
+def prod_adjoint(g, x, axis, ans=None):
+    """Adjoint of `np.prod(x, axis)`: g times the product of the other factors. `ans`,
+    the product itself, lets the compiled version divide it by each factor when that is
+    exact enough (see `_others_by_division`)."""
     if axis is None:
         return g * _prod_others(np.ravel(x)).reshape(x.shape)
     moved = np.moveaxis(np.asarray(x, dtype=float), axis, -1)
@@ -268,15 +277,23 @@ def prod_adjoint(g, x, axis):
 
 
 @_jit_version(prod_adjoint)
-def _prod_adjoint(g, x, axis):
+def _prod_adjoint(g, x, axis, ans=None):
     if _is_none(axis):
-        return lambda g, x, axis: g * _prod_others(np.ascontiguousarray(x).ravel()).reshape(x.shape)
+        def flat(g, x, axis, ans=None):
+            out = np.zeros(x.shape)
+            _prod_adjoint_into(out.ravel(), g, np.ascontiguousarray(x).ravel(), ans)
+            return out
+        return flat
     if x.ndim == 1:
-        return lambda g, x, axis: g * _prod_others(x)
+        def vector(g, x, axis, ans=None):
+            out = np.zeros(x.shape)
+            _prod_adjoint_into(out, g, x, ans)
+            return out
+        return vector
     if x.ndim != 2:
         return None
 
-    def impl(g, x, axis):
+    def impl(g, x, axis, ans=None):
         out = np.empty(x.shape)
         ax = axis % 2
         if ax == 0:
@@ -287,6 +304,48 @@ def _prod_adjoint(g, x, axis):
                 out[i, :] = g[i] * _prod_others(np.ascontiguousarray(x[i, :]))
         return out
 
+    return impl
+
+
+@register_jitable(cache=True)
+def _others_by_division(ans):
+    """Whether g * ans / x[i] is the product of the other factors to a few ulps: the
+    product is finite and not zero or subnormal (so no factor is zero or infinite)."""
+    return ans == ans and 2.2250738585072014e-308 <= abs(ans) < np.inf
+
+
+@register_jitable(cache=True)
+def _prod_adjoint_into(out, g, v, ans):
+    """out[i] += g * (product of v[j], j != i) for 1-d `v`, allocating nothing when the
+    product `ans` allows division. A zero `g` adds nothing (a strong zero)."""
+    if g == 0.0:
+        return
+    n = v.shape[0]
+    if ans is not None:
+        if _others_by_division(ans):
+            for i in range(n):
+                out[i] += g * (ans / v[i])
+            return
+    others = _prod_others(v)
+    for i in range(n):
+        out[i] += g * others[i]
+
+
+def prod_adjoint_add(out, g, x, axis, ans=None):
+    """`out += prod_adjoint(g, x, axis, ans)`, in place: the reverse sweep's form when
+    `out` is an array adjoint of its own (a view into another adjoint included)."""
+    out += prod_adjoint(g, x, axis, ans)
+
+
+@_jit_version(prod_adjoint_add)
+def _prod_adjoint_add(out, g, x, axis, ans=None):
+    if x.ndim == 1 and isinstance(g, types.Float):
+        def vector(out, g, x, axis, ans=None):
+            _prod_adjoint_into(out, g, x, ans)
+        return vector
+
+    def impl(out, g, x, axis, ans=None):
+        out += prod_adjoint(g, x, axis, ans)
     return impl
 
 

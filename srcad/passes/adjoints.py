@@ -146,7 +146,7 @@ class Adjoints:
     def read(self, t, op):
         """`t = x[index]`: the adjoint flows back into d_x[index]."""
         x = op.value
-        if not self.is_active(x):
+        if not self.is_active(x) or t in self.ctx.view_adjoints:
             return []
         if self.fancy(op.slice):
             return [gast.Expr(value=ir.call("rt.scatter_add", ir.name(self.ctx.d(x.id)),

@@ -61,6 +61,29 @@ def _first_assignments(stmts):
     return [s for s in out if s is not None]
 
 
+# helpers that also come in a form adding into their first argument, in place
+_IN_PLACE = {"rt.prod_adjoint": "rt.prod_adjoint_add"}
+
+
+def _in_place(stmts, arrays):
+    """`d += f(...)` for an array adjoint `d` (in `arrays`) and f in `_IN_PLACE` becomes
+    `f_add(d, ...)`: no new array for the term. In nested blocks too."""
+    out = []
+    for s in stmts:
+        for field in ("body", "orelse"):
+            if isinstance(s, (gast.If, gast.For, gast.While)):
+                setattr(s, field, _in_place(getattr(s, field), arrays))
+        if isinstance(s, gast.AugAssign) and isinstance(s.op, gast.Add) \
+                and isinstance(s.target, gast.Name) and s.target.id in arrays \
+                and isinstance(s.value, gast.Call) and not s.value.keywords \
+                and ir.dotted_text(s.value.func) in _IN_PLACE:
+            call = ir.call(_IN_PLACE[ir.dotted_text(s.value.func)], ir.name(s.target.id),
+                           *s.value.args)
+            s = gast.copy_location(gast.Expr(value=call), s)
+        out.append(s)
+    return out
+
+
 def _shaped_value(s, d, v):
     """The value `s` adds to `d` when `s` is `d += f(...)` with f's result a fresh array
     shaped like `v` (or a copy of one), else None."""
@@ -108,6 +131,8 @@ class ReverseAD:
         self.replay_of = {}  # statement in a replayed loop's body -> the loop
         self.replay_tapes = {}  # a call replayed in the reverse sweep -> its tape's name
         self.starts = {}  # (loop, carried name) -> the name holding its value at iteration start
+        self._stores = None
+        ctx.view_adjoints = set()
         self.namer = ctx.namer
 
     # tape slots
@@ -156,8 +181,13 @@ class ReverseAD:
             if isinstance(s, gast.Assign):
                 out += self.forward_assign(s, depth)
             elif isinstance(s, gast.If):
-                out.append(ir.if_(s.test, self.forward(s.body, depth) or [gast.Pass()],
-                                  self.forward(s.orelse, depth), like=s))
+                body, orelse = self.forward(s.body, depth), self.forward(s.orelse, depth)
+                test = s.test
+                if any(st in self.callee_stacks for st in gast.walk(s)):
+                    # Numba would drop a branch it finds constant, and with it the only
+                    # append that types the list of the callee's tapes
+                    test = ir.call("rt.unpruned", test)
+                out.append(ir.if_(test, body or [gast.Pass()], orelse, like=s))
             elif isinstance(s, gast.For):
                 if s in self.ctx.saved_loop_vars:
                     i = s.target.id
@@ -304,18 +334,18 @@ class ReverseAD:
     def reverse_loop(self, s):
         self.last_line = None
         replayed = self.replay(s) if s in self.ctx.replay else None  # names the tapes first
-        body = self.reverse(s.body)
-        self.last_line = None
-        if not body:
-            return []
-        trip, start, step, _ = self.ctx.loops[s]
-        k = self.namer.fresh("k")
         redo = [copy.deepcopy(r) for r in self.ctx.recompute.get(s, [])
                 if self.recompute_needed(r, s) and s not in self.ctx.replay]
         for r in list(redo):
             t = r.targets[0].id
             if t in self.ctx.active and self.ctx.kinds[t].ndim:
-                redo += _stmts(f"{self.ctx.d(t)} = np.zeros_like({t})")
+                redo += self.zero_adjoint(r, t)
+        body = self.reverse(s.body)  # after the zeroing above: it decides which reads flush
+        self.last_line = None
+        if not body:
+            return []
+        trip, start, step, _ = self.ctx.loops[s]
+        k = self.namer.fresh("k")
         body = (redo if replayed is None else replayed) + body
         if isinstance(s, gast.For):
             i = s.target.id
@@ -423,8 +453,48 @@ class ReverseAD:
                 out.append(copy.deepcopy(s))
             for t in self.targets(s):  # this iteration's array adjoints, in its shapes
                 if t in self.ctx.active and self.ctx.kinds[t].ndim and t not in carried:
-                    out += _stmts(f"{self.ctx.d(t)} = np.zeros_like({t})")
+                    out += self.zero_adjoint(s, t)
         return out
+
+    def zero_adjoint(self, s, t):
+        """A new iteration's adjoint of the array `t` that `s` assigns: zeros in its shape, or, for
+        a view `t = x[index]` of an argument whose adjoint only ever adds up, that view of
+        `d_x` itself. Then what `d_t` gathers lands in `d_x` directly, and the read's own
+        adjoint (`d_x[index] += d_t`) is left out (`ctx.view_adjoints`)."""
+        if self.adjoint_view(s):
+            self.ctx.view_adjoints.add(t)
+            x = s.value.value.id
+            piece = gast.Subscript(value=ir.name(self.ctx.d(x)), slice=copy.deepcopy(s.value.slice),
+                                   ctx=gast.Load())
+            return [ir.assign(self.ctx.d(t), piece)]
+        return _stmts(f"{self.ctx.d(t)} = np.zeros_like({t})")
+
+    def adjoint_view(self, s):
+        """Whether `s` is `t = x[index]`, a basic-indexing view of an argument `x` that is
+        never assigned or written (so `d_x` is only added to), with `t` assigned once and
+        never written, and `index` of names assigned at most once (the same values when the
+        reverse iteration starts as when `s` ran)."""
+        ctx = self.ctx
+        if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
+                and isinstance(s.value, gast.Subscript) and isinstance(s.value.value, gast.Name)):
+            return False
+        t, x = s.targets[0].id, s.value.value.id
+        stores = self.store_counts()
+        index_names = [n.id for n in gast.walk(s.value.slice) if isinstance(n, gast.Name)]
+        return (x in self.params and x in ctx.active and x not in ctx.written
+                and stores.get(x, 0) == 0 and ctx.kinds[x].is_array
+                and t not in ctx.written and stores.get(t, 0) == 1
+                and s not in ctx.materialize and not self.adj.fancy(s.value.slice)
+                and all(stores.get(n, 0) <= 1 and not ctx.kinds[n].is_array
+                        for n in index_names))
+
+    def store_counts(self):
+        if self._stores is None:
+            self._stores = {}
+            for n in gast.walk(gast.Module(body=self.ctx.fnode.body, type_ignores=[])):
+                if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+                    self._stores[n.id] = self._stores.get(n.id, 0) + 1
+        return self._stores
 
     # calls to the user's functions
 
@@ -639,8 +709,9 @@ class ReverseAD:
         for node in gast.walk(gast.Module(body=self.ctx.fnode.body, type_ignores=[])):
             if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name):
                 v = node.value
-                sliced = isinstance(v, gast.Subscript) and any(
-                    isinstance(p, gast.Slice) for p in gast.walk(v.slice))
+                sliced = isinstance(v, gast.Subscript) and (
+                    any(isinstance(p, gast.Slice) for p in gast.walk(v.slice))
+                    or getattr(self.ctx.kinds.get(node.targets[0].id), "ndim", 0) > 0)
                 viewed = isinstance(v, gast.Call) and ir.dotted_text(v.func) in (
                     "np.transpose", "rt.reshape", "np.ravel")
                 if sliced or viewed or isinstance(v, gast.Name):
@@ -688,8 +759,10 @@ class ReverseAD:
             if isinstance(atom, gast.Name) and atom.id in ctx.active:
                 pre += _stmts(f"{self.ctx.d(atom.id)} += {seed}")
         ret = _stmts("return (" + "".join(f"{self.ctx.d(v)}, " for v in self.wrt) + ")")
+        arrays = {d for v, d in ctx.adjoint_names.items() if v in ctx.kinds
+                  and getattr(ctx.kinds[v], "ndim", 0)}
         return self.function(self.rev_name, self.params + [ctx.tape_param, ctx.seed],
-                             _first_assignments(pre + body) + ret)
+                             _in_place(_first_assignments(pre + body), arrays) + ret)
 
     @staticmethod
     def function(name, params, body):

@@ -291,7 +291,7 @@ def mean_tangent(ans, x, axis=None):
 
 @adjoint(np.prod, rt.prod, kind=ty.reduction(), broadcast=False, name="rt.prod")
 def prod(ans, x, axis=None):
-    d[x] += rt.prod_adjoint(d[ans], x, axis)
+    d[x] += rt.prod_adjoint(d[ans], x, axis, ans)
 
 
 @tangent(np.prod)

@@ -1,0 +1,152 @@
+"""The reverse sweep does each piece of work once and allocates nothing per iteration where
+it need not: repeated expressions are computed once (CommonSubexpressions), the adjoint of
+a slice of a read-only argument is that slice of the argument's adjoint, and the product's
+adjoint adds into it in place. Each gradient is checked against finite differences."""
+import re
+
+import numpy as np
+import pytest
+
+import srcad
+from srcad import runtime as rt
+from tests.fd import fd_grad
+
+
+def box_products(p, box):
+    n = p.shape[0]
+    m = box.shape[1]
+    out = np.zeros((n, m))
+    for i in range(n):
+        for j in range(m):
+            out[i, j] = (np.prod(box[:, j]) - np.prod(p[i, :])) / np.prod(box[:, j])
+    return np.sum(out)
+
+
+def box_args(seed=0):
+    rng = np.random.default_rng(seed)
+    return rng.uniform(0.8, 1.2, (4, 3)), rng.uniform(0.8, 1.2, (3, 5))
+
+
+def loop_source(source, fn):
+    """The reverse sweep's innermost loop body."""
+    rev = source[source.index(f"def {fn}_rev"):]
+    return rev[rev.rindex("for k"):]
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_box_products_work_once_and_allocate_nothing_per_pair(jit):
+    g = srcad.grad(box_products, wrt=(0, 1), jit=jit)
+    args = box_args()
+    got = g(*args)
+    want = fd_grad(box_products, args, (0, 1))
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-8)
+    source = srcad.source(g)
+    fwd = source[source.index("def box_products_fwd"):source.index("def box_products_rev")]
+    assert fwd.count("rt.prod(") == 2  # box[:, j]'s product once, p[i, :]'s once
+    body = loop_source(source, "box_products")
+    assert "zeros_like" not in body and "rt.prod_adjoint(" not in body
+    assert re.search(r"d_\w+ = d_box\[:, j\]", body)
+    assert re.search(r"d_\w+ = d_p\[i, :\]", body)
+
+
+def overwritten_then_read_again(x, y):
+    v = x[0] * 2.0
+    x[0] = 5.0 * y
+    w = x[0] * 2.0
+    a = np.zeros(3)
+    b = np.zeros(3)
+    b[1] = y
+    return v * w + np.sum(a) + b[1] * np.sum(x)
+
+
+def rebinding_between_repeats(x, y):
+    s = x * y
+    x = x + 1.0
+    t = x * y
+    return s * t
+
+
+@pytest.mark.parametrize("fn", [overwritten_then_read_again, rebinding_between_repeats])
+@pytest.mark.parametrize("jit", [False, True])
+def test_repeats_across_a_change_are_computed_again(fn, jit):
+    args = (np.array([0.7, -0.3, 1.1]), 0.9) if fn is overwritten_then_read_again else (0.7, 0.9)
+    g = srcad.value_and_grad(fn, wrt=(0, 1), jit=jit)
+    value, grads = g(*[np.copy(a) for a in args])
+    assert value == pytest.approx(fn(*[np.copy(a) for a in args]), rel=1e-12)
+    for a, b in zip(grads, fd_grad(fn, args, (0, 1))):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-8)
+
+
+def written_columns(p, box):
+    box = box.copy()
+    total = 0.0
+    for j in range(box.shape[1]):
+        col = box[:, j]
+        total += np.prod(col) * p[0, j % p.shape[1]]
+        box[0, j] = total
+    return total
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_slices_of_a_written_array_keep_their_own_adjoints(jit):
+    args = box_args(1)
+    g = srcad.grad(written_columns, wrt=(0, 1), jit=jit)
+    for a, b in zip(g(*args), fd_grad(written_columns, args, (0, 1))):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-8)
+
+
+def rows_in_a_replayed_loop(x, m):
+    s = x
+    for i in range(m.shape[0]):
+        row = m[i, :]
+        s = np.tanh(s + np.prod(row) * np.sum(row * row))
+    return s
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_row_adjoints_in_a_loop_of_carried_state(jit):
+    m = np.random.default_rng(2).uniform(0.5, 1.0, (6, 3))
+    g = srcad.grad(rows_in_a_replayed_loop, wrt=(0, 1), jit=jit)
+    for a, b in zip(g(0.3, m), fd_grad(rows_in_a_replayed_loop, (0.3, m), (0, 1))):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-9)
+
+
+PRODUCTS = [
+    np.array([0.9, 1.3, 0.7, 1.1]),
+    np.array([1.0, 0.0, 2.0, 3.0]),          # one zero: only its own entry is nonzero
+    np.array([0.0, 0.0, 2.0]),               # two zeros: all zero
+    np.array([1e300, 1e10, 1e-300]),         # the product overflows
+    np.array([1e-200, 1e-200, 1e100]),       # the product underflows to zero
+    np.array([np.inf, 1.0, 2.0]),
+]
+
+
+@pytest.mark.parametrize("v", PRODUCTS, ids=range(len(PRODUCTS)))
+def test_compiled_product_adjoint_matches_the_exact_one(v):
+    import numba
+
+    @numba.njit
+    def both(g, v, ans):
+        out = np.full(v.shape, 0.25)
+        rt.prod_adjoint_add(out, g, v, None, ans)
+        return rt.prod_adjoint(g, v, None, ans), out
+
+    exact = np.array([1.5 * np.prod(np.delete(v, i)) for i in range(v.size)])
+    with np.errstate(all="ignore"):
+        fresh, added = both(1.5, v, np.prod(v))
+    np.testing.assert_allclose(fresh, exact, rtol=1e-13)
+    np.testing.assert_allclose(added, exact + 0.25, rtol=1e-13)
+
+
+def test_zero_cotangent_adds_nothing_through_an_infinite_product():
+    import numba
+
+    @numba.njit
+    def add(v):
+        out = np.zeros(v.shape)
+        rt.prod_adjoint_add(out, 0.0, v, None, np.prod(v))
+        return out
+
+    with np.errstate(all="ignore"):
+        assert np.array_equal(add(np.array([np.inf, 1e308, 0.5])), np.zeros(3))
