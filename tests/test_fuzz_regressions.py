@@ -131,3 +131,57 @@ def test_helper_keeps_no_alias_of_an_argument_the_caller_writes_later():
                 a[int(1.5)] /= 1.5
                 return u2 + x + y + np.sum(m)
             """, seed=8619, jit=jit)
+
+
+def test_loop_over_tuple_takes_an_item_the_body_changes_before_the_first_trip():
+    # Seed 3993: `for v2 in (0.5, 0.5, s)` read `s` when the third copy ran (after the
+    # body had lowered it twice), not when the tuple was built.
+    check("""
+        def f(x, y, a, m):
+            s = 0.0
+            for v2 in (0.5, 0.5, s):
+                s -= 0.5
+                if v2:
+                    m /= 1.5
+            return np.sum(m) + s * x
+        """, seed=3993, shapes=(6, 2))
+
+
+def test_helper_tape_copies_a_row_of_its_argument():
+    # Seed 4043: `r0[0]` of a 2-d argument is a view too (no slice in the index); the
+    # helper's tape kept it, and the caller's later `m[:] *= 2` changed what its reverse
+    # sweep read.
+    check("""
+        def helper0(r0, p1):
+            e = np.sin(r0[0])
+            return (e[0], 0.5)
+
+        def f(x, y, a, m):
+            u2, c3 = helper0(m, 0.5)
+            m[:] *= 2
+            return u2 + x * np.sum(a)
+        """, seed=4043, shapes=(5, 2))
+
+
+def test_helper_tape_in_a_branch_numba_finds_constant():
+    # Seed 7500: the helper's tapes go into a typed list, appended to only in a branch
+    # whose test Numba folds to False (`s < -0.73` with s = 0.0); Numba dropped the
+    # branch and could not type the list, so the gradient ran as plain Python.
+    check("""
+        def helper0(q0, r1):
+            h = 0.1
+            k2 = 0
+            while h < 4.0 and k2 < 3:
+                k2 += 1
+                h += 0.5 * math.sin(h + np.sum(q0) * r1)
+            return h * q0[0]
+
+        def f(x, y, a, m):
+            s = 0.0
+            t0 = math.tanh(x * 1.2 + y)
+            if s < -0.73:
+                t0 += helper0(a, y)
+            elif t0 > -2.0:
+                t0 += 0.5 * helper0(a, x)
+            return x + t0 + 0.1 * np.sum(a) + 0.1 * np.sum(m)
+        """, seed=7500, jit=True)

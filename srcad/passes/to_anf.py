@@ -154,14 +154,14 @@ class ToANF:
         """`for v in (a, b): body` as `v = a; body; v = b; body`.  When the loop's own
         `break`/`continue` occur, each copy runs in a loop of one trip, and a `break` sets
         a flag that skips the copies after it."""
-        out = []
+        out = self.snapshot_items(node)
         if not ir.contains(node.body, (gast.Break, gast.Continue)):
             for elt in node.iter.elts:
                 out += self.stmt_Assign(ir.assign(node.target.id, elt, like=node))
                 out += self.block([copy.deepcopy(s) for s in node.body])
             return out
         flag = self.ctx.namer.fresh("broke")
-        out = self.stmt_Assign(ir.assign(flag, ir.const(False), like=node))
+        out += self.stmt_Assign(ir.assign(flag, ir.const(False), like=node))
         for elt in node.iter.elts:
             body = [ir.assign(node.target.id, elt, like=node)]
             body = self.block(body + _flag_breaks([copy.deepcopy(s) for s in node.body], flag))
@@ -170,6 +170,24 @@ class ToANF:
                             body=body, orelse=[], type_comment=None)
             pre, test = self.atom(ir.not_(ir.name(flag)))
             out += pre + [ir.if_(test, [gast.copy_location(loop, node)], like=node)]
+        return out
+
+    def snapshot_items(self, node):
+        """Python builds the tuple once, before the first trip: an item the body changes
+        (`for v in (a, s)` with `s -= ...` in the body) is taken into a temporary first,
+        and `node.iter.elts` becomes those atoms."""
+        changed = {n.id for n in gast.walk(node) if isinstance(n, gast.Name)
+                   and isinstance(n.ctx, gast.Store)}
+        out, elts = [], []
+        for elt in node.iter.elts:
+            if isinstance(elt, gast.Constant) or not any(
+                    isinstance(n, gast.Name) and n.id in changed for n in gast.walk(elt)):
+                elts.append(elt)
+                continue
+            tmp = self.tmp()
+            out += self.stmt_Assign(ir.assign(tmp, elt, like=node))
+            elts.append(ir.name(tmp))
+        node.iter.elts = elts
         return out
 
     def stmt_Assign(self, node):
