@@ -1,6 +1,8 @@
-"""Generated modules live as files in a cache directory, named by a content hash."""
+"""Generated modules live as files in a cache directory, named by a content hash, next to
+small JSON records by which a later process finds them without generating them again."""
 import contextlib
 import hashlib
+import json
 import linecache
 import os
 import sys
@@ -75,8 +77,7 @@ def load_module(source, stem, variant="", warning=UserWarning):
     `variant` tells apart two imports of the same file (say, compiled and plain), which
     must not share module globals.
     """
-    digest = hashlib.sha256(source.encode()).hexdigest()[:16]
-    name = f"{stem}_{digest}"
+    name = module_name(source, stem)
     folder = cache_dir()
     path = os.path.join(folder, name + ".py")
     if _read(path) != source:
@@ -96,3 +97,35 @@ def load_module(source, stem, variant="", warning=UserWarning):
     sys.modules[mod_name] = module
     exec(compile(source, filename, "exec"), module.__dict__)
     return module
+
+
+def module_name(source, stem):
+    """`<stem>_<hash>`: the name under which `load_module` writes `source`."""
+    return f"{stem}_{hashlib.sha256(source.encode()).hexdigest()[:16]}"
+
+
+def cached_source(name):
+    """The source in the module file `name` (see `module_name`) in the cache directory,
+    if it is whole: its content hash is the one in its name. Else None."""
+    source = _read(os.path.join(cache_dir(), name + ".py"))
+    stem = name.rpartition("_")[0]
+    return source if source is not None and module_name(source, stem) == name else None
+
+
+def load_record(key):
+    """The JSON value `save_record` left under `key`, or None (none, or unreadable)."""
+    text = _read(os.path.join(cache_dir(), key + ".json"))
+    try:
+        return json.loads(text) if text is not None else None
+    except ValueError:
+        return None
+
+
+def save_record(key, value):
+    """Keep the JSON `value` in the cache directory under `key`, for a later process.
+    A record only saves time, so one that cannot be written is silently left out (a
+    cache directory that cannot be written has been warned about already)."""
+    try:
+        _write(os.path.join(cache_dir(), key + ".json"), json.dumps(value, sort_keys=True))
+    except OSError:
+        pass

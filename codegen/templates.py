@@ -1,18 +1,50 @@
 """Source templates: small Python functions whose bodies are filled in, never run."""
+import ast
 import copy
 import inspect
+import linecache
 import textwrap
 
 import gast
 
 
 def template_body(fn):
-    """The statements of `fn`'s body as gast nodes, with its docstring dropped."""
-    tree = gast.parse(textwrap.dedent(inspect.getsource(fn)))
-    body = tree.body[0].body
+    """The statements of `fn`'s body as gast nodes, with its docstring dropped.
+
+    Line numbers count from the function's first line (its first decorator), as in
+    `inspect.getsource(fn)`.
+    """
+    code = fn.__code__
+    node = _top_level_functions(code.co_filename).get(code.co_firstlineno)
+    if node is not None and node.name == code.co_name:  # one parse per file, not per template
+        tree = gast.ast_to_gast(node)
+        ast.increment_lineno(tree, 1 - code.co_firstlineno)
+    else:
+        tree = gast.parse(textwrap.dedent(inspect.getsource(fn))).body[0]
+    body = tree.body
     if body and isinstance(body[0], gast.Expr) and isinstance(body[0].value, gast.Constant):
         body = body[1:]
     return body
+
+
+_PARSED = {}  # file name -> (its lines as linecache holds them, its top-level functions)
+
+
+def _top_level_functions(filename):
+    """The module-level functions of a source file, by their first line (decorators
+    included); parsed again when the file changes, {} when it cannot be read or parsed."""
+    linecache.checkcache(filename)
+    lines = linecache.getlines(filename)
+    parsed = _PARSED.get(filename)
+    if parsed is None or parsed[0] is not lines:
+        try:
+            body = ast.parse("".join(lines)).body
+        except (SyntaxError, ValueError):
+            body = []
+        parsed = _PARSED[filename] = (lines, {
+            min([n.lineno] + [d.lineno for d in n.decorator_list]): n for n in body
+            if isinstance(n, ast.FunctionDef)})
+    return parsed[1]
 
 
 class _Filler(gast.NodeTransformer):

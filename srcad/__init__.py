@@ -7,7 +7,6 @@
 >>> round(g(1.0), 6) == round(math.cos(1.0) + math.sin(1.0), 6)
 True
 """
-from srcad import rules  # noqa: F401  (registers the derivative rules)
 from srcad.api import grad, jacobian, jvp, source, value_and_grad, vjp
 from srcad.custom import defjvp, defvjp
 from srcad.errors import NoRuleError, SrcadError, SrcadWarning, UnsupportedError
@@ -17,3 +16,12 @@ from srcad.runtime import stop_gradient
 __all__ = ["NoRuleError", "SrcadError", "SrcadWarning", "UnsupportedError", "defjvp", "defvjp",
            "grad", "hessian", "hvp", "jacobian", "jvp", "source", "stop_gradient",
            "value_and_grad", "vjp"]
+
+
+def __getattr__(name):
+    """The compiler (`srcad.program`, `srcad.pipeline`, `srcad.passes`, `srcad.rules`) loads
+    on first use: a process that finds its gradients in the cache never needs it."""
+    if name in ("passes", "pipeline", "program", "rules"):
+        import importlib
+        return importlib.import_module(f"srcad.{name}")
+    raise AttributeError(f"module 'srcad' has no attribute {name!r}")

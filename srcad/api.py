@@ -1,15 +1,18 @@
 """The user's API: grad, value_and_grad, source."""
 import functools
+import hashlib
 import inspect
+import sys
 import warnings
 
 import numpy as np
 
-from codegen import compile_module, load_module
-from codegen.jit import typing_errors
+from codegen.fingerprint import function_digest, packages_digest
+from codegen.jit import compile_module, typing_errors
+from codegen.module import cached_source, load_module, load_record, module_name, save_record
+from srcad import custom
 from srcad.errors import SrcadError, SrcadWarning
 from srcad.kinds import Kind, of_value
-from srcad.program import Program
 from srcad.source import FunctionSource
 
 
@@ -36,25 +39,91 @@ class GeneratedSource(str):
 
 
 class Compiled:
-    """One generated module for one tuple of argument kinds, run compiled or plain."""
+    """One generated module for one tuple of argument kinds, run compiled or plain.
+
+    Made from a transformed `program` whose specialization `top` is the user's function,
+    or by `from_record` from the module file that an earlier process wrote, without
+    transforming anything until `program` (or a detail of `top`) is asked for. The plain
+    Python module is loaded when first needed: with `jit`, only after a fall-back.
+    """
 
     def __init__(self, program, top, jit, on_jit_error):
-        self.program, self.top = program, top
-        self.source = GeneratedSource(program.source(top))
-        self.jit = jit
-        self.on_jit_error = on_jit_error
+        self._program, self.top = program, top
+        self._load(program.source(top), program.function_names(), program.externals,
+                   jit, on_jit_error)
+
+    @classmethod
+    def from_record(cls, record, transform, jit, on_jit_error):
+        """The module that `record` (see `record`) names, loaded from the cache directory
+        without transforming; `transform()` gives (program, top) once they are needed.
+        None when the record or the module file is not whole."""
+        try:
+            source = cached_source(record["module"])
+            top, functions = record["top"], record["functions"]
+            whole = source is not None and isinstance(top["name"], str) and all(
+                f"\ndef {f}(" in source for f in functions) and all(
+                top[k] in functions for k in ("fwd_name", "rev_name", "jvp_name") if k in top)
+        except (TypeError, KeyError):  # no record, or not one that srcad wrote
+            return None
+        if not whole:
+            return None
+        self = cls.__new__(cls)
+        self._program, self._transform = None, transform
+        self.top = _CachedTop(top, self)
+        self._load(source, functions, {}, jit, on_jit_error)
+        return self
+
+    def record(self):
+        """What `from_record` needs to load this module in a later process (JSON), or None
+        when it cannot: the module has no file, or calls objects bound in at run time."""
+        if self.externals or not getattr(self.module, "__file__", None):
+            return None
+        names = {attr: getattr(self.top, attr) for attr in ("name", "fwd_name", "rev_name",
+                                                            "jvp_name", "mode")
+                 if isinstance(getattr(self.top, attr, None), str)}
+        return {"module": module_name(self.source, self.top.name), "top": names,
+                "functions": self.program.function_names()}
+
+    def _load(self, source, functions, externals, jit, on_jit_error):
+        self.source = GeneratedSource(source)
+        self.externals = externals  # name in the module -> (object, object for compiled code)
+        self.jit, self.on_jit_error = jit, on_jit_error
         self.forward_sweeps = 0  # how many times the forward sweep ran (for tests)
-        self.plain = load_module(self.source, top.name, variant="_py", warning=SrcadWarning)
-        self.plain.List = list
-        for name, (fn, _) in program.externals.items():
-            setattr(self.plain, name, fn)
-        self.module = self.plain
+        self._plain = None
         if jit:
-            module = load_module(self.source, top.name, variant="_jit", warning=SrcadWarning)
-            for name, (fn, jitted) in program.externals.items():
+            module = load_module(source, self.top.name, variant="_jit", warning=SrcadWarning)
+            for name, (fn, jitted) in externals.items():
                 setattr(module, name, jitted)
-            self.module = compile_module(module, program.function_names(),
-                                         warning=SrcadWarning)
+            self.module = compile_module(module, functions, warning=SrcadWarning)
+        else:
+            self.module = self.plain
+
+    @property
+    def plain(self):
+        """The generated module run as plain Python/NumPy."""
+        if self._plain is None:
+            plain = load_module(self.source, self.top.name, variant="_py",
+                                warning=SrcadWarning)
+            plain.List = list
+            for name, (fn, _) in self.externals.items():
+                setattr(plain, name, fn)
+            self._plain = plain
+        return self._plain
+
+    def transformed(self):
+        """(program, top) that generated the module, transforming now if it was cached."""
+        if self._program is None:
+            self._program, self.top = self._transform()
+        return self._program, self.top
+
+    @property
+    def program(self):
+        return self.transformed()[0]
+
+    @property
+    def fell_back(self):
+        """Whether a compiled module now runs as plain Python."""
+        return self.jit and self._plain is not None and self.module is self._plain
 
     def run(self, args, d_out=1.0):
         """One forward sweep and one reverse sweep: (value, gradients)."""
@@ -102,6 +171,20 @@ class Compiled:
                       f"running it as plain Python/NumPy instead. Numba said: "
                       f"{_first_line(exc)}", SrcadWarning, stacklevel=5)
         self.module = self.plain
+
+
+class _CachedTop:
+    """The names of a cached module's top specialization (`name`, `fwd_name`, ...); any
+    other detail of it (its analysis context, say) transforms the function, once."""
+
+    def __init__(self, names, compiled):
+        self.__dict__.update(names)
+        self._compiled = compiled
+
+    def __getattr__(self, attr):  # not one of the names
+        if attr.startswith("_"):
+            raise AttributeError(attr)
+        return getattr(self._compiled.transformed()[1], attr)
 
 
 def _first_line(exc):
@@ -182,16 +265,46 @@ class GradFunction:
         return self.build_kinds(self.kinds(args))
 
     def build_kinds(self, kinds, mode="rev"):
-        """The compiled module for arguments of these kinds (reverse or forward mode)."""
+        """The compiled module for arguments of these kinds (reverse or forward mode): the
+        one an earlier process generated for this same function, found in the cache
+        directory, or else a new transformation."""
         key = (tuple(kinds), mode)
         if key not in self.compiled:
-            program = Program()
-            top = program.specialize(self.fn, kinds, wrt=self.positions, mode=mode)
-            if self.scalar_output:
-                self._check_output(top)
-            self.compiled[key] = Compiled(program, top, self.jit, self.on_jit_error)
+            record_key, compiled = self.record_key(*key), None
+            if record_key:
+                compiled = Compiled.from_record(load_record(record_key),
+                                                lambda: self._transform(*key), self.jit,
+                                                self.on_jit_error)
+            if compiled is None:
+                compiled = Compiled(*self._transform(*key), self.jit, self.on_jit_error)
+                record = compiled.record()
+                if record_key and record:
+                    save_record(record_key, record)
+            self.compiled[key] = compiled
         self.last = self.compiled[key]
         return self.last
+
+    def _transform(self, kinds, mode):
+        """(program, top): the source transformation, for arguments of these kinds."""
+        from srcad.program import Program  # the compiler: loaded only when it has to run
+
+        program = Program()
+        top = program.specialize(self.fn, kinds, wrt=self.positions, mode=mode)
+        if self.scalar_output:
+            self._check_output(top)
+        return program, top
+
+    def record_key(self, kinds, mode):
+        """The name of the cache record for this function, argument kinds and mode: a hash
+        of everything the transformation reads (srcad's code and the libraries it uses,
+        the function's source and whatever its names refer to). None when some of that
+        has no stable description (see `codegen.fingerprint`): then nothing is cached."""
+        digest = function_digest(self.fn, refuse=_has_custom_rule)
+        if digest is None:
+            return None
+        what = repr((_toolchain(), digest, tuple(kinds), mode, self.positions,
+                     self.scalar_output))
+        return f"{self.fsrc.name}_{hashlib.sha256(what.encode()).hexdigest()[:24]}"
 
     def package_many(self, arrays):
         return arrays[0] if self.bare else tuple(arrays)
@@ -221,7 +334,7 @@ class GradFunction:
             else "derivative"
         wrt = ", ".join(self.params[i] for i in self.positions)
         modes = sorted({mode for _, mode in self.compiled}) or ["rev"]
-        plain = sum(c.jit and c.module is c.plain for c in self.compiled.values())
+        plain = sum(c.fell_back for c in self.compiled.values())
         jit = ("jit" + (f" ({plain} fell back to plain Python)" if plain else "")
                if self.jit else "jit=False")
         n = len(self.compiled)
@@ -237,6 +350,20 @@ class GradFunction:
         if self.with_value:
             return _plain(out), grad
         return grad
+
+
+def _has_custom_rule(obj):
+    """Whether `obj` has a rule from `srcad.defvjp`/`defjvp`: a module calling it needs the
+    rule bound in, so it is not cached."""
+    return custom.lookup(obj) is not None or custom.lookup_jvp(obj) is not None
+
+
+@functools.lru_cache(maxsize=None)
+def _toolchain():
+    """What decides the generated code besides the user's: srcad's source, and that of the
+    libraries it parses and prints with; NumPy's and Python's versions."""
+    return (packages_digest(["srcad", "codegen", "gast", "beniget", "astor"]),
+            np.__version__, sys.version)
 
 
 def _canonical(value):
