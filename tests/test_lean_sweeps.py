@@ -8,18 +8,9 @@ import numpy as np
 import pytest
 
 import srcad
+from benchmarks.workloads import box_products
 from srcad import runtime as rt
 from tests.fd import fd_grad
-
-
-def box_products(p, box):
-    n = p.shape[0]
-    m = box.shape[1]
-    out = np.zeros((n, m))
-    for i in range(n):
-        for j in range(m):
-            out[i, j] = (np.prod(box[:, j]) - np.prod(p[i, :])) / np.prod(box[:, j])
-    return np.sum(out)
 
 
 def box_args(seed=0):
