@@ -69,7 +69,7 @@ class CommonSubexpressions:
                     setattr(s, field, self.block(getattr(s, field)))
             key = self.key(s)
             if key is not None and key in table and self.movable(s, stmts[k:]):
-                old, new = s.targets[0].id, table[key]
+                old, new = s.targets[0].id, table[key][0]
                 for later in stmts[k:]:
                     for n in gast.walk(later):
                         if isinstance(n, gast.Name) and n.id == old:
@@ -79,7 +79,7 @@ class CommonSubexpressions:
             out.append(s)
             self.forget(table, s)
             if key is not None and s.targets[0].id in self.single:
-                table[key] = s.targets[0].id
+                table[key] = (s.targets[0].id, set(_names(s.value, gast.Load)))
         return out
 
     def movable(self, s, rest):
@@ -116,7 +116,6 @@ class CommonSubexpressions:
             table.clear()
             return
         changed = set(_names(s, gast.Store))
-        for key, name_ in list(table.items()):
-            reads = set(_names(gast.parse(key), gast.Load))
+        for key, (name_, reads) in list(table.items()):
             if name_ in changed or reads & changed:
                 del table[key]
