@@ -12,30 +12,33 @@ def compile_module(module, names, warning=UserWarning):
 
     Globals are looked up when Numba compiles, so functions calling each other by
     name get each other's dispatchers. Compilation itself is lazy (first call).
+    A module-level dict `JIT_OPTIONS` gives a function further `numba.njit` options by name
+    (`{"f_rev": {"fastmath": {"reassoc"}}}`), so the module's source says how it is compiled.
     A module backed by a file is compiled with `cache=True`. Numba's on-disk cache can
     only cost time, never a result: when its files cannot be read (corrupt) or written
     (read-only, full disk), the functions compile in memory and a `warning` says so, once.
     """
     path = getattr(module, "__file__", None)
+    options = getattr(module, "JIT_OPTIONS", {})
     for name in names:
         fn = getattr(module, name)
         if isinstance(fn, types.FunctionType):
-            setattr(module, name, _njit(fn, path, warning))
+            setattr(module, name, _njit(fn, path, warning, options.get(name, {})))
     return module
 
 
-def _njit(fn, path, warning):
+def _njit(fn, path, warning, options):
     if path is None:
-        return numba.njit(fn)
+        return numba.njit(**options)(fn)
     try:
-        dispatcher = numba.njit(cache=True)(fn)
+        dispatcher = numba.njit(cache=True, **options)(fn)
     except (RuntimeError, OSError) as exc:  # RuntimeError: "no locator available"
         folder = os.path.join(os.path.dirname(path), "__pycache__")
         reason = exc if isinstance(exc, OSError) else \
             "not writable, and neither is Numba's own cache directory"
         warn_once(cache_problem("write Numba's cache files", folder, reason,
                                 "compiling without a disk cache"), warning)
-        return numba.njit(fn)
+        return numba.njit(**options)(fn)
     dispatcher._cache = _GuardedCache(dispatcher._cache, warning)
     return dispatcher
 

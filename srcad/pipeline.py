@@ -21,6 +21,7 @@ from srcad.passes.record_control import RecordControl
 from srcad.passes.rename_reserved import RenameReserved
 from srcad.passes.resolve_names import ResolveNames
 from srcad.passes.reverse_ad import ReverseAD
+from srcad.passes.safe_reassociation import SafeReassociation
 from srcad.passes.split_returns import SplitReturns
 from srcad.passes.tape_needs import TapeNeeds
 from srcad.passes.to_anf import ToANF
@@ -112,6 +113,12 @@ def differentiate(ctx, wrt_names, fwd_name, rev_name):
     fwd, rev = ReverseAD(ctx, params, wrt_names, fwd_name, rev_name).run(ctx.fnode)
     ctx.timings.append(("ReverseAD", time.perf_counter() - start))
     _show(ctx, "ReverseAD", [fwd, rev])
+    start = time.perf_counter()
+    integers = {v for v, k in ctx.kinds.items() if getattr(k, "dtype", None) in ("b", "i")
+                and not k.ndim}
+    adjoints = set(ctx.adjoint_names.values()) | {ctx.seed}
+    ctx.reassociable = SafeReassociation(adjoints, integers).run(rev)
+    ctx.timings.append(("SafeReassociation", time.perf_counter() - start))
     return fwd, rev
 
 

@@ -39,6 +39,15 @@ from srcad import runtime as rt
 '''
 
 
+REASSOCIATE = '''
+
+# Numba may reorder the floating-point additions and multiplications of these reverse sweeps,
+# so that their adjoint sums run in parallel: none of them decides a branch, an index or a
+# sign from arithmetic that the reordering could round differently (SafeReassociation).
+JIT_OPTIONS = {{{}}}
+'''
+
+
 class Specialization:
     """One function, for one tuple of argument kinds and one `wrt`, as a sweep pair."""
 
@@ -154,6 +163,7 @@ class Program:
         spec.rev_name = self.namer.fresh(f"{spec.name}_rev", numbered=False)
         spec.fwd, spec.rev = differentiate(ctx, wrt_names, spec.fwd_name, spec.rev_name)
         spec.tape_empty = not ctx.tape_slots
+        spec.reassociable = ctx.reassociable
         # straight-line code: cheaper to run again in the reverse sweep than to keep its
         # tape per call on a list (a helper called in a loop)
         spec.recomputable = not ctx.loops and not ctx.stacked
@@ -178,6 +188,10 @@ class Program:
                 text += "\n" + to_source([spec.jvp])
             else:
                 text += "\n" + to_source([spec.fwd]) + "\n" + to_source([spec.rev])
+        fast = [spec.rev_name for spec in self.order if getattr(spec, "reassociable", False)]
+        if fast:
+            text += REASSOCIATE.format(", ".join(f'"{n}": {{"fastmath": {{"reassoc"}}}}'
+                                                 for n in fast))
         return text
 
     def function_names(self):
