@@ -28,7 +28,7 @@ def test_random_programs(chunk):
 
 
 def test_minimize_keeps_the_failure_and_shrinks():
-    from srcad import fuzz_minimize
+    from srcad.fuzz import shrink as fuzz_minimize
 
     source, _ = fuzz.generate(3)
     lines = source.rstrip("\n").splitlines()

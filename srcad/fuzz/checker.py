@@ -1,6 +1,6 @@
 """Random-program gradient fuzzer for srcad.
 
-`generate(seed)` (in `srcad.fuzz_generate`) writes the source of a module holding
+`generate(seed)` (in `srcad.fuzz.programs`) writes the source of a module holding
 `f(x, y, a, m)` and helpers it calls, in the subset of Python srcad supports.
 
 `check(seed)` imports that module from a file (srcad reads source with `inspect`) and
@@ -14,7 +14,7 @@ step sizes disagree lies near a kink or branch flip and is replaced by another r
 Outcomes: ok, skipped (every input tried was near a kink), REFUSED (SrcadError on a
 program the generator believes supported), WRONG (a gradient mismatch), CRASH (any other
 exception).  Each non-ok, non-skipped program is written to the output folder;
-`--minimize` shrinks one of them (see `srcad.fuzz_minimize`).
+`--minimize` shrinks one of them (see `srcad.fuzz.shrink`).
 """
 
 import argparse
@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from srcad.fuzz_generate import generate
+from srcad.fuzz.programs import generate
 
 OK, SKIPPED, REFUSED, WRONG, CRASH = "ok", "skipped", "refused", "wrong", "crash"
 OUTCOMES = (OK, SKIPPED, REFUSED, WRONG, CRASH)
@@ -228,7 +228,7 @@ def main(argv=None):
     import warnings
     warnings.simplefilter("ignore")
     if opts.minimize:
-        from srcad.fuzz_minimize import minimize_main
+        from srcad.fuzz.shrink import minimize_main
         return minimize_main(opts.minimize, opts.out)
     counts = dict.fromkeys(OUTCOMES, 0)
     jitted = 0

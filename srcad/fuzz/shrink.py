@@ -24,7 +24,7 @@ import tempfile
 
 import numpy as np
 
-from srcad import fuzz
+from srcad.fuzz import checker as fuzz
 
 _HEADER = re.compile(r"seed (-?\d+), a: \((\d+),\), m: \((\d+), (\d+)\)")
 

@@ -1,0 +1,5 @@
+import sys
+
+from srcad.fuzz.checker import main
+
+sys.exit(main())
