@@ -1,4 +1,21 @@
-"""Turning gast trees into Python source, comments included."""
+"""Turning gast trees into Python source, comments included, and checking that the source
+means the tree it came from.
+
+Printers parenthesize by operator, not by value: a negative number constant, which the
+parser itself never produces (it reads `-2.0` as a minus applied to `2.0`), comes out
+bare, so `(-2.0) ** 2` built as a tree would print as `-2.0 ** 2`, which is `-4.0`.
+`to_source` therefore first spells every negative constant as the parser would read it,
+and then parses its own output back: a difference from the tree is an `EmissionError`,
+never a silently different program.
+
+>>> import gast
+>>> tree = gast.parse("y = b * c ** 2")
+>>> tree.body[0].value.right.left = gast.Constant(value=-2.0, kind=None)
+>>> print(to_source(tree).strip())
+y = b * (-2.0) ** 2
+"""
+import ast
+import math
 import re
 
 import astor
@@ -9,21 +26,116 @@ _COMMENT_LINE = re.compile(r"^(\s*)" + _COMMENT_FN + r"\((\d+)\)\s*$", re.M)
 _COMMENTS = []
 
 
-def comment(text):
-    """A statement that is emitted as the line `# text`."""
+class EmissionError(Exception):
+    """Emitted source that does not parse back to the tree it was printed from."""
+
+    def __init__(self, message, lineno=None, line=None):
+        self.lineno, self.line = lineno, line
+        where = f" at line {lineno} of the emitted code: {line.strip()}" if lineno else ""
+        super().__init__(message + where)
+
+
+def comment(text, like=None):
+    """A statement that is emitted as the line `# text`; at the source position of the
+    node `like`, if given."""
     _COMMENTS.append(" ".join(text.split()))
     call = gast.Call(
         func=gast.Name(id=_COMMENT_FN, ctx=gast.Load(), annotation=None, type_comment=None),
         args=[gast.Constant(value=len(_COMMENTS) - 1, kind=None)],
         keywords=[],
     )
-    return gast.Expr(value=call)
+    node = gast.Expr(value=call)
+    return gast.copy_location(node, like) if like is not None else node
 
 
 def to_source(nodes):
-    """Python source for a gast module, statement or list of statements."""
+    """Python source for a gast module, statement or list of statements, checked to parse
+    back to the same tree (see `emit`)."""
+    return emit(nodes)[0]
+
+
+def emit(nodes):
+    """(source, lines) for a gast module, statement or list of statements.
+
+    `lines` maps each line of `source` that starts a statement to the `lineno` the
+    statement's node carried (statements built without one are left out), so a line of
+    generated code can be traced to the line it was made from. Raises `EmissionError`
+    when the source does not parse back to the tree.
+    """
     if isinstance(nodes, list):
         nodes = gast.Module(body=nodes, type_ignores=[])
-    tree = gast.gast_to_ast(nodes)
-    source = astor.to_source(tree)
-    return _COMMENT_LINE.sub(lambda m: f"{m.group(1)}# {_COMMENTS[int(m.group(2))]}", source)
+    tree = _AsParsed().visit(gast.gast_to_ast(nodes))  # a new tree: `nodes` is kept
+    if isinstance(tree, ast.expr):
+        tree = ast.Expr(value=tree)
+    if isinstance(tree, ast.stmt):
+        tree = ast.Module(body=[tree], type_ignores=[])
+    text = astor.to_source(tree)
+    lines = _check_round_trip(tree, text)
+    return _COMMENT_LINE.sub(lambda m: f"{m.group(1)}# {_COMMENTS[int(m.group(2))]}", text), lines
+
+
+class _AsParsed(ast.NodeTransformer):
+    """Number constants as Python's parser builds them: no negative constants (a unary
+    minus applied to a positive one) and no NaN constant (`inf - inf`)."""
+
+    def visit_Constant(self, node):
+        v = node.value
+        if isinstance(v, float) and math.isnan(v):
+            inf = ast.Constant(value=math.inf)
+            return ast.copy_location(ast.BinOp(left=inf, op=ast.Sub(),
+                                               right=ast.Constant(value=math.inf)), node)
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and \
+                (v < 0 or (isinstance(v, float) and math.copysign(1.0, v) < 0)):
+            return ast.copy_location(ast.UnaryOp(op=ast.USub(), operand=ast.copy_location(
+                ast.Constant(value=-v), node)), node)
+        return node
+
+
+def _check_round_trip(tree, text):
+    """Parse `text` back and compare it with `tree` (comments are still calls in both); the
+    map from lines of `text` to the source line numbers its statements carried."""
+    try:
+        parsed = ast.parse(text)
+    except SyntaxError as exc:
+        raise EmissionError(f"emitted code is not valid Python ({exc.msg})", exc.lineno,
+                            exc.text or "") from None
+    want, got = list(_statements(tree)), list(_statements(parsed))
+    lines = {}
+    for w, g in zip(want, got):
+        if _shallow(w) != _shallow(g):
+            raise EmissionError("emitted code does not parse back to the tree it was printed "
+                                "from", g.lineno, text.splitlines()[g.lineno - 1])
+        if getattr(w, "lineno", None) is not None:
+            lines.setdefault(g.lineno, w.lineno)
+    if len(want) != len(got):
+        raise EmissionError(f"emitted code has {len(got)} statements, the tree {len(want)}")
+    return lines
+
+
+def _statements(tree):
+    """Every statement of `tree`, breadth first (the same order for equal trees)."""
+    for node in ast.walk(tree):
+        for field in ("body", "orelse", "finalbody"):
+            for s in getattr(node, field, ()) if isinstance(getattr(node, field, None), list) \
+                    else ():
+                if isinstance(s, ast.stmt):
+                    yield s
+
+
+def _shallow(s):
+    """A statement's own content: its expressions in full, its nested statements left out
+    (they are compared on their own)."""
+    fields = []
+    for name, value in ast.iter_fields(s):
+        if name in ("body", "orelse", "finalbody", "type_comment"):
+            continue
+        fields.append((name, _dump(value)))
+    return type(s).__name__, fields
+
+
+def _dump(value):
+    if isinstance(value, list):
+        return [_dump(v) for v in value]
+    if isinstance(value, ast.AST):
+        return ast.dump(value, annotate_fields=False)
+    return repr(value)

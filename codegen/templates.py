@@ -75,4 +75,21 @@ def fill(statements, replacements):
     z = x * 2.0
     """
     filler = _Filler(replacements)
-    return [filler.visit(copy.deepcopy(s)) for s in statements]
+    return [without_positions(filler.visit(copy.deepcopy(s))) for s in statements]
+
+
+def statements(text):
+    """The statements of `text`, parsed as gast nodes without source positions: code that
+    srcad writes has no line of the user's of its own (see `codegen.emit.emit`)."""
+    return [without_positions(s) for s in gast.parse(text).body]
+
+
+_POSITIONS = ("lineno", "col_offset", "end_lineno", "end_col_offset")
+
+
+def without_positions(tree):
+    """`tree` with the source positions of its nodes removed (in place)."""
+    for node in gast.walk(tree):
+        for attr in _POSITIONS:
+            node.__dict__.pop(attr, None)
+    return tree

@@ -6,7 +6,8 @@ import time
 import gast
 
 from codegen import Namer, to_source
-from srcad.errors import SrcadError
+from codegen.emit import EmissionError, emit
+from srcad.errors import SrcadError, internal_error
 from srcad.kinds import BOOL, FLOAT, INT, NONE
 from srcad.passes.activity import Activity
 from srcad.passes.check_aliases import CheckAliases
@@ -113,6 +114,7 @@ def differentiate(ctx, wrt_names, fwd_name, rev_name):
     fwd, rev = ReverseAD(ctx, params, wrt_names, fwd_name, rev_name).run(ctx.fnode)
     ctx.timings.append(("ReverseAD", time.perf_counter() - start))
     _show(ctx, "ReverseAD", [fwd, rev])
+    _check(ctx, "ReverseAD", [fwd, rev])
     start = time.perf_counter()
     integers = {v for v, k in ctx.kinds.items() if getattr(k, "dtype", None) in ("b", "i")
                 and not k.ndim}
@@ -127,7 +129,19 @@ def _run(ctx, name, step, fnode):
     fnode = step(fnode)
     ctx.timings.append((name, time.perf_counter() - start))
     _show(ctx, name, fnode)
+    _check(ctx, name, fnode)
     return fnode
+
+
+def _check(ctx, name, nodes):
+    """With `SRCAD_CHECK_PASSES=1` (the tests and fuzzers set it), the tree after each pass
+    must print as source that parses back to it; a difference names the pass."""
+    if os.environ.get("SRCAD_CHECK_PASSES", "") not in ("1", "true", "yes"):
+        return
+    try:
+        emit(nodes if isinstance(nodes, list) else [nodes])
+    except EmissionError as exc:
+        raise internal_error(exc, ctx.fsrc, ctx.fsrc.node, stage=f"after pass {name}") from exc
 
 
 def _show(ctx, name, nodes):

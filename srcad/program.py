@@ -2,8 +2,9 @@
 assembled into one generated module."""
 import os
 
-from codegen import Namer, to_source
-from srcad.errors import SrcadError, UnsupportedError
+from codegen import Namer
+from codegen.emit import EmissionError, emit
+from srcad.errors import SrcadError, UnsupportedError, internal_error
 from srcad.passes.forward_ad import ForwardAD
 from srcad.passes.infer_kinds import InferKinds
 from srcad.pipeline import Context, analyze, differentiate, normalize
@@ -82,7 +83,22 @@ class Program:
 
     def specialize(self, fn, arg_kinds, node=None, at=None, wrt=None, mode="rev"):
         """The callee's kinds (wrt None), its sweep pair for `wrt` positions (mode "rev"),
-        or its tangent function (mode "fwd")."""
+        or its tangent function (mode "fwd").
+
+        Called for the user's own function (nothing else being built), any exception other
+        than a `SrcadError` is a bug in srcad: it becomes an `InternalError` that names the
+        user's line being transformed and chains the original."""
+        if self.building:
+            return self._specialize(fn, arg_kinds, node, at, wrt, mode)
+        try:
+            return self._specialize(fn, arg_kinds, node, at, wrt, mode)
+        except SrcadError:
+            raise
+        except Exception as exc:  # noqa: BLE001  (every other failure is srcad's own)
+            self.building.clear()
+            raise internal_error(exc) from exc
+
+    def _specialize(self, fn, arg_kinds, node, at, wrt, mode):
         fn = getattr(fn, "py_func", fn)
         key = (fn, tuple(arg_kinds))
         if key in self.building:
@@ -183,15 +199,27 @@ class Program:
             text = HEADER_FWD.format(origin=origin, jvp=top.jvp_name)
         else:
             text = HEADER.format(origin=origin, fwd=top.fwd_name, rev=top.rev_name)
+        self.user_lines = {}
         for spec in self.order:
-            if getattr(spec, "mode", "rev") == "fwd":
-                text += "\n" + to_source([spec.jvp])
-            else:
-                text += "\n" + to_source([spec.fwd]) + "\n" + to_source([spec.rev])
+            fns = [spec.jvp] if getattr(spec, "mode", "rev") == "fwd" else [spec.fwd, spec.rev]
+            for fn in fns:
+                text += "\n"
+                text += self._emit(fn, spec.ctx.fsrc, text.count("\n"))
         fast = [spec.rev_name for spec in self.order if getattr(spec, "reassociable", False)]
         if fast:
             text += REASSOCIATE.format(", ".join(f'"{n}": {{"fastmath": {{"reassoc"}}}}'
                                                  for n in fast))
+        return text
+
+    def _emit(self, fn, fsrc, before):
+        """The source of generated function `fn`, placed after `before` lines of the module;
+        records in `user_lines` which line of the user's file each of its lines runs."""
+        try:
+            text, lines = emit([fn])
+        except EmissionError as exc:
+            raise internal_error(exc, fsrc, fsrc.node, stage="emission") from exc
+        for line, lineno in lines.items():
+            self.user_lines[before + line] = (fsrc, fsrc.offset + lineno)
         return text
 
     def function_names(self):

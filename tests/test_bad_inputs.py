@@ -25,6 +25,7 @@ import pytest
 
 import srcad
 from tests.fd import assert_grad_close, fd_grad
+from tests.primal import assert_primal
 
 FILE = os.path.basename(__file__)
 MARK = "# <-"
@@ -774,7 +775,9 @@ def _grad(func, args, wrt, jit):
     try:
         with warnings.catch_warnings(record=True) as records:
             warnings.simplefilter("always")
-            return srcad.grad(func, wrt=wrt, jit=jit)(*args)
+            value, grad = srcad.value_and_grad(func, wrt=wrt, jit=jit)(*args)
+        assert_primal(func, before, value, jit)
+        return grad
     finally:
         _unchanged(args, before)
         if jit:

@@ -18,6 +18,7 @@ import pytest
 import srcad
 from tests.corpus_functions import CORPUS, loss_damped, write_own_argument
 from tests.fd import assert_grad_close, fd_grad, resolve_position
+from tests.primal import assert_primal
 
 
 def _positions(func, wrt):
@@ -87,11 +88,20 @@ def test_value_and_grad(case):
     before = copy.deepcopy(args)
     value, grad = srcad.value_and_grad(case.func, wrt=wrt, jit=case.jit)(*args)
     assert_args_unchanged(args, before)
-    want = case.func(*case.args_factory())
     assert isinstance(value, float)
-    assert value == pytest.approx(float(want), rel=1e-10, abs=1e-12)
+    assert_primal(case.func, case.args_factory(), value, case.jit)
     assert_gradient_types(grad, case.func, args, wrt)
     assert_grad_close(grad, fd_grad(case.func, case.args_factory(), wrt))
+
+
+@pytest.mark.parametrize("case", CORPUS, ids=[c.name for c in CORPUS])
+def test_vjp_and_jvp_values_are_the_function_s(case):
+    args = case.args_factory()
+    out, _ = srcad.vjp(case.func, *args, wrt=case.wrt, jit=False)
+    assert_primal(case.func, case.args_factory(), out, jit=False)
+    tangents = [np.ones_like(args[resolve_position(case.func, w)]) for w in case.wrt]
+    out, _ = srcad.jvp(case.func, args, tangents, wrt=case.wrt, jit=False)
+    assert_primal(case.func, case.args_factory(), out, jit=False)
 
 
 # ---------------------------------------------------------------------------

@@ -28,6 +28,7 @@ import pytest
 
 import srcad
 from tests.fd import assert_grad_close, fd_grad
+from tests.primal import assert_primal
 
 # ---------------------------------------------------------------------------
 # Helpers called by the functions under test
@@ -1562,12 +1563,14 @@ def assert_args_unchanged(args, before):
 
 
 def run_grad(func, args, wrt, jit):
-    """srcad's gradient, checking the caller's arguments and (jit) no fall-back."""
+    """srcad's gradient, checking the caller's arguments, the value (the function's own)
+    and (jit) no fall-back."""
     before = copy.deepcopy(args)
     with warnings.catch_warnings(record=True) as records:
         warnings.simplefilter("always")
-        got = srcad.grad(func, wrt=wrt, jit=jit)(*args)
+        value, got = srcad.value_and_grad(func, wrt=wrt, jit=jit)(*args)
     assert_args_unchanged(args, before)
+    assert_primal(func, before, value, jit)
     if jit:
         fallbacks = _srcad_warnings(records)
         assert not fallbacks, f"jit=True fell back: {fallbacks[0].message}"

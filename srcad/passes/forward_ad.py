@@ -4,6 +4,7 @@ import copy
 import gast
 
 from codegen import fill, to_source
+from codegen.templates import statements
 from srcad.errors import NoRuleError
 from srcad.kinds import dummy
 from srcad.passes import ir
@@ -11,7 +12,7 @@ from srcad.passes.activity import bound_args
 
 
 def _stmts(text):
-    return gast.parse(text).body
+    return statements(text)
 
 
 class _SwapT(gast.NodeTransformer):

@@ -4,6 +4,7 @@ import copy
 import gast
 
 from codegen import comment
+from codegen.templates import statements
 from srcad.errors import NoRuleError
 from srcad.kinds import dummy
 from srcad.passes import ir
@@ -31,7 +32,7 @@ def _affine(start, k, step):
 
 
 def _stmts(text):
-    return gast.parse(text).body
+    return statements(text)
 
 
 # helpers whose result is a new array shaped like their argument at this position
@@ -301,6 +302,10 @@ class ReverseAD:
 
     # reverse sweep
 
+    def grad_of(self, s):
+        """The comment that opens the adjoint block of user statement `s`."""
+        return comment("grad of: " + self.ctx.fsrc.text(s), like=s)
+
     def reverse(self, stmts):
         out, after_loop = [], []
         for s in reversed(stmts):
@@ -329,7 +334,7 @@ class ReverseAD:
         if line == self.last_line:
             return block
         self.last_line = line
-        return [comment("grad of: " + self.ctx.fsrc.text(s))] + block
+        return [self.grad_of(s)] + block
 
     def reverse_loop(self, s):
         self.last_line = None
@@ -358,7 +363,7 @@ class ReverseAD:
             rng = f"range({trip})"
         loop = gast.For(target=ir.name(k, store=True), iter=_stmts(rng)[0].value, body=body,
                         orelse=[], type_comment=None)
-        return [comment("grad of: " + self.ctx.fsrc.text(s)), loop]
+        return [self.grad_of(s), loop]
 
     def recompute_needed(self, stmt, loop):
         """Whether a recomputable statement's value is read by the reverse sweep, directly

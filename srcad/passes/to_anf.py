@@ -1,4 +1,5 @@
 """ToANF: one operation per statement, every operand a name or a constant."""
+import builtins
 import copy
 import inspect
 import math
@@ -470,6 +471,8 @@ class ToANF:
                 args = [func.value] + args
                 if func.attr == "reshape" and len(args) > 2:
                     args = [args[0], gast.Tuple(elts=args[1:], ctx=gast.Load())]
+            elif self.resolve.lookup(text) is builtins.sum and _one_literal(args, expr.keywords):
+                return self.op(_sum_of(args[0].elts))
             else:
                 resolved = self.callee(text)
             if resolved == "math.log" and len(args) == 2 and not expr.keywords:
@@ -480,6 +483,12 @@ class ToANF:
             rule = registry.by_name(resolved)
             if rule is not None and rule.parts:
                 return self.parts(rule, args, expr.keywords)
+            literal = _one_literal(args, expr.keywords)
+            if resolved in ("min", "max") and literal is not None and len(literal.elts) > 1:
+                args = list(literal.elts)
+            if rule is not None:
+                args = [_as_array(a) if p in _ARRAY_PARAMS else a
+                        for a, p in zip(args, rule.params[1:])] + args[len(rule.params) - 1:]
             if resolved in ("min", "max") and len(args) > 2 and not expr.keywords:
                 inner = gast.Call(func=expr.func, args=args[:-1], keywords=[])
                 args = [inner, args[-1]]
@@ -604,3 +613,32 @@ def _flag_breaks(stmts, flag):
             s.body, s.orelse = _flag_breaks(s.body, flag), _flag_breaks(s.orelse, flag)
         out.append(s)
     return out
+
+
+# parameters of NumPy rules that take an array: a list or tuple literal passed there is
+# the array NumPy makes of it (`np.sum([1.0, a * a])`)
+_ARRAY_PARAMS = ("x", "y")
+
+
+def _as_array(arg):
+    if not isinstance(arg, (gast.List, gast.Tuple)):
+        return arg
+    return gast.Call(func=ir.dotted("np.array"), args=[gast.List(elts=arg.elts,
+                                                                 ctx=gast.Load())],
+                     keywords=[])
+
+
+def _one_literal(args, keywords):
+    """The list or tuple literal that is a call's only argument, or None."""
+    if len(args) == 1 and not keywords and isinstance(args[0], (gast.List, gast.Tuple)) and \
+            not any(isinstance(e, gast.Starred) for e in args[0].elts):
+        return args[0]
+    return None
+
+
+def _sum_of(elts):
+    """`sum([a, b, c])` as Python computes it: `((0 + a) + b) + c`."""
+    total = ir.const(0)
+    for e in elts:
+        total = gast.BinOp(left=total, op=gast.Add(), right=e)
+    return total
