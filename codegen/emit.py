@@ -48,6 +48,12 @@ def comment(text, like=None):
     return gast.copy_location(node, like) if like is not None else node
 
 
+def is_comment(stmt):
+    """Whether `stmt` is a statement made by `comment`."""
+    return isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) and \
+        isinstance(stmt.value.func, gast.Name) and stmt.value.func.id == _COMMENT_FN
+
+
 def to_source(nodes):
     """Python source for a gast module, statement or list of statements, checked to parse
     back to the same tree (see `emit`)."""

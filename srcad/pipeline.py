@@ -25,6 +25,7 @@ from srcad.passes.reverse_ad import ReverseAD
 from srcad.passes.safe_reassociation import SafeReassociation
 from srcad.passes.split_returns import SplitReturns
 from srcad.passes.tape_needs import TapeNeeds
+from srcad.passes.tidy_adjoints import TidyAdjoints
 from srcad.passes.to_anf import ToANF
 from srcad.source import FunctionSource
 
@@ -116,12 +117,26 @@ def differentiate(ctx, wrt_names, fwd_name, rev_name):
     _show(ctx, "ReverseAD", [fwd, rev])
     _check(ctx, "ReverseAD", [fwd, rev])
     start = time.perf_counter()
+    rev = TidyAdjoints(*_scalar_adjoints(ctx)).run(rev)
+    ctx.timings.append(("TidyAdjoints", time.perf_counter() - start))
+    _show(ctx, "TidyAdjoints", [rev])
+    _check(ctx, "TidyAdjoints", [rev])
+    start = time.perf_counter()
     integers = {v for v, k in ctx.kinds.items() if getattr(k, "dtype", None) in ("b", "i")
                 and not k.ndim}
     adjoints = set(ctx.adjoint_names.values()) | {ctx.seed}
     ctx.reassociable = SafeReassociation(adjoints, integers).run(rev)
     ctx.timings.append(("SafeReassociation", time.perf_counter() - start))
     return fwd, rev
+
+
+def _scalar_adjoints(ctx):
+    """(adjoints of scalar floats, those of them that belong to compiler temporaries)."""
+    user = {n.id for n in gast.walk(ctx.fsrc.node) if isinstance(n, gast.Name)}
+    scalars = {d: v for v, d in ctx.adjoint_names.items()
+               if getattr(ctx.kinds.get(v), "ndim", None) == 0
+               and getattr(ctx.kinds.get(v), "dtype", None) == "f"}
+    return set(scalars), {d for d, v in scalars.items() if v not in user}
 
 
 def _run(ctx, name, step, fnode):
