@@ -5,15 +5,16 @@ import time
 
 import gast
 
-from codegen import Namer, to_source
+from codegen import to_source
 from codegen.emit import EmissionError, emit
+from srcad.context import Context
 from srcad.errors import SrcadError, internal_error
-from srcad.kinds import BOOL, FLOAT, INT, NONE
 from srcad.passes.activity import Activity
 from srcad.passes.check_aliases import CheckAliases
 from srcad.passes.check_supported import CheckSupported
 from srcad.passes.common_subexpressions import CommonSubexpressions
 from srcad.passes.expand_aug_assign import ExpandAugAssign
+from srcad.passes.forward_ad import ForwardAD
 from srcad.passes.hoist_local_functions import HoistLocalFunctions
 from srcad.passes.infer_kinds import InferKinds
 from srcad.passes.lower_comprehensions import LowerComprehensions
@@ -30,38 +31,8 @@ from srcad.passes.to_anf import ToANF
 from srcad.source import FunctionSource
 
 
-class Context:
-    """What the passes share about one function: its source, names, and side tables."""
-
-    def __init__(self, fsrc, program):
-        self.fsrc = fsrc
-        self.program = program
-        self.namer = Namer({n.id for n in gast.walk(fsrc.node) if isinstance(n, gast.Name)}
-                           | {a.id for a in fsrc.node.args.args})
-        self.user_functions = {}
-        self.custom_calls = {}  # module name of a function with a custom rule -> (fn, vjp name)
-        self.custom_tangents = {}  # the same name -> its defjvp rule's name, or None
-        self.timings = []
-        self.adjoint_names = {}
-        self.augmented = set()
-        self.seed = self.namer.fresh("d_out", numbered=False)
-        self.tape_param = self.namer.fresh("tape", numbered=False)
-
-    def d(self, name):
-        """The adjoint's name for variable `name` (`d_x` for `x`, unless that is taken)."""
-        if name not in self.adjoint_names:
-            self.adjoint_names[name] = self.namer.fresh("d_" + name, numbered=False)
-        return self.adjoint_names[name]
-
-    @staticmethod
-    def const_kind(atom):
-        v = atom.value
-        return BOOL if isinstance(v, bool) else INT if isinstance(v, int) else \
-            FLOAT if isinstance(v, float) else NONE
-
-
 def normalize_steps(ctx):
-    """The passes that do not depend on argument kinds, in order, as (name, tree -> tree)."""
+    """The passes that do not depend on argument kinds, in order, as (pass, tree -> tree)."""
 
     def check(f):
         CheckSupported(ctx.fsrc)
@@ -72,62 +43,83 @@ def normalize_steps(ctx):
         return f
 
     return [
-        ("CheckSupported", check),
-        ("HoistLocalFunctions", lambda f: HoistLocalFunctions(ctx).run(f)),
-        ("LowerComprehensions", lambda f: LowerComprehensions(ctx).run(f)),
-        ("ResolveNames", resolve),
-        ("RenameReserved", lambda f: RenameReserved(ctx).run(f)),
-        ("ExpandAugAssign", lambda f: ExpandAugAssign(ctx).visit(f)),
-        ("SplitReturns", lambda f: SplitReturns(ctx).run(f)),
-        ("ToANF", lambda f: ToANF(ctx).run(f)),
-        ("CommonSubexpressions", lambda f: CommonSubexpressions(ctx).run(f)),
-        ("LowerLoopExits", lambda f: LowerLoopExits(ctx).run(f)),
-        ("RecordControl", lambda f: RecordControl(ctx).run(f)),
+        (CheckSupported, check),
+        (HoistLocalFunctions, lambda f: HoistLocalFunctions(ctx).run(f)),
+        (LowerComprehensions, lambda f: LowerComprehensions(ctx).run(f)),
+        (ResolveNames, resolve),
+        (RenameReserved, lambda f: RenameReserved(ctx).run(f)),
+        (ExpandAugAssign, lambda f: ExpandAugAssign(ctx).visit(f)),
+        (SplitReturns, lambda f: SplitReturns(ctx).run(f)),
+        (ToANF, lambda f: ToANF(ctx).run(f)),
+        (CommonSubexpressions, lambda f: CommonSubexpressions(ctx).run(f)),
+        (LowerLoopExits, lambda f: LowerLoopExits(ctx).run(f)),
+        (RecordControl, lambda f: RecordControl(ctx).run(f)),
     ]
 
 
 def normalize(ctx):
     """Syntax to one operation per statement (see `normalize_steps`)."""
     fnode = ctx.fsrc.node
-    for name, step in normalize_steps(ctx):
-        fnode = _run(ctx, name, step, fnode)
+    for cls, step in normalize_steps(ctx):
+        fnode = _run(ctx, cls, step, fnode)
     ctx.fnode = fnode
     return fnode
+
+
+def infer_kinds(ctx, arg_kinds):
+    """The kinds of the function's variables for these argument kinds (a callee's, to type
+    the call)."""
+    params = [a.id for a in ctx.fnode.args.args]
+    _run(ctx, InferKinds, lambda f: InferKinds(ctx, dict(zip(params, arg_kinds))).run(f),
+         ctx.fnode)
+    return ctx
+
+
+def check_aliases(ctx):
+    """The arrays a typed function writes (`ctx.written`); refuses writes through aliases."""
+    _run(ctx, CheckAliases, lambda f: CheckAliases(ctx).run(f), ctx.fnode)
+    return ctx
 
 
 def analyze(ctx, arg_kinds, wrt_names):
     """Passes that need the argument kinds and the `wrt` set."""
     fnode = ctx.fnode
     params = [a.id for a in fnode.args.args]
-    for name, step in [
-        ("InferKinds", lambda f: InferKinds(ctx, dict(zip(params, arg_kinds))).run(f)),
-        ("CheckAliases", lambda f: CheckAliases(ctx).run(f)),
-        ("Activity", lambda f: Activity(ctx, wrt_names).run(f)),
-        ("TapeNeeds", lambda f: TapeNeeds(ctx, params).run(f)),
+    for cls, step in [
+        (InferKinds, lambda f: InferKinds(ctx, dict(zip(params, arg_kinds))).run(f)),
+        (CheckAliases, lambda f: CheckAliases(ctx).run(f)),
+        (Activity, lambda f: Activity(ctx, wrt_names).run(f)),
+        (TapeNeeds, lambda f: TapeNeeds(ctx, params).run(f)),
     ]:
-        fnode = _run(ctx, name, step, fnode)
+        fnode = _run(ctx, cls, step, fnode)
     return fnode
 
 
 def differentiate(ctx, wrt_names, fwd_name, rev_name):
+    """The forward and reverse sweeps (reverse mode), tidied."""
     params = [a.id for a in ctx.fnode.args.args]
-    start = time.perf_counter()
-    fwd, rev = ReverseAD(ctx, params, wrt_names, fwd_name, rev_name).run(ctx.fnode)
-    ctx.timings.append(("ReverseAD", time.perf_counter() - start))
-    _show(ctx, "ReverseAD", [fwd, rev])
-    _check(ctx, "ReverseAD", [fwd, rev])
-    start = time.perf_counter()
-    rev = TidyAdjoints(*_scalar_adjoints(ctx)).run(rev)
-    ctx.timings.append(("TidyAdjoints", time.perf_counter() - start))
-    _show(ctx, "TidyAdjoints", [rev])
-    _check(ctx, "TidyAdjoints", [rev])
-    start = time.perf_counter()
+    sweeps = _run(ctx, ReverseAD, lambda f: ReverseAD(ctx, params, wrt_names, fwd_name,
+                                                      rev_name).run(f), ctx.fnode)
+    fwd, rev = sweeps
+    scalars, temporaries = _scalar_adjoints(ctx)
+    rev = _run(ctx, TidyAdjoints, lambda f: TidyAdjoints(scalars, temporaries).run(f), rev)
     integers = {v for v, k in ctx.kinds.items() if getattr(k, "dtype", None) in ("b", "i")
                 and not k.ndim}
     adjoints = set(ctx.adjoint_names.values()) | {ctx.seed}
-    ctx.reassociable = SafeReassociation(adjoints, integers).run(rev)
-    ctx.timings.append(("SafeReassociation", time.perf_counter() - start))
+    _run(ctx, SafeReassociation, lambda f: _reassociable(ctx, adjoints, integers, f), rev)
     return fwd, rev
+
+
+def forward_mode(ctx, wrt_names, jvp_name):
+    """The tangent function (forward mode)."""
+    params = [a.id for a in ctx.fnode.args.args]
+    return _run(ctx, ForwardAD, lambda f: ForwardAD(ctx, params, wrt_names, jvp_name).run(f),
+                ctx.fnode)
+
+
+def _reassociable(ctx, adjoints, integers, rev):
+    ctx.reassociable = SafeReassociation(adjoints, integers).run(rev)
+    return rev
 
 
 def _scalar_adjoints(ctx):
@@ -139,11 +131,19 @@ def _scalar_adjoints(ctx):
     return set(scalars), {d for d, v in scalars.items() if v not in user}
 
 
-def _run(ctx, name, step, fnode):
+def _run(ctx, cls, step, fnode):
+    """Run one pass: check that what it needs was provided, time it, record what it
+    provides, and show or check the tree after it."""
+    name = cls.__name__
+    missing = [f for f in getattr(cls, "needs", ()) if f not in ctx.provided]
+    if missing:
+        raise AssertionError(f"{name} needs {', '.join(missing)}, which no earlier pass "
+                             "provided")
     start = time.perf_counter()
     fnode = step(fnode)
     ctx.timings.append((name, time.perf_counter() - start))
-    _show(ctx, name, fnode)
+    ctx.provided.update(getattr(cls, "provides", ()))
+    _show(ctx, cls, fnode)
     _check(ctx, name, fnode)
     return fnode
 
@@ -154,17 +154,23 @@ def _check(ctx, name, nodes):
     if os.environ.get("SRCAD_CHECK_PASSES", "") not in ("1", "true", "yes"):
         return
     try:
-        emit(nodes if isinstance(nodes, list) else [nodes])
+        emit(list(nodes) if isinstance(nodes, (list, tuple)) else [nodes])
     except EmissionError as exc:
         raise internal_error(exc, ctx.fsrc, ctx.fsrc.node, stage=f"after pass {name}") from exc
 
 
-def _show(ctx, name, nodes):
-    """`SRCAD_SHOW=ToANF,ReverseAD` prints the source after those passes (to stderr)."""
+def _show(ctx, cls, nodes):
+    """`SRCAD_SHOW=ToANF,ReverseAD` prints the source after those passes (or `all`), and
+    what an analysis found, to stderr."""
+    name = cls.__name__
     wanted = os.environ.get("SRCAD_SHOW", "")
     if name in wanted.split(",") or wanted == "all":
         print(f"# --- {ctx.fsrc.name} after {name}", file=sys.stderr)
-        print(to_source(nodes if isinstance(nodes, list) else [nodes]), file=sys.stderr)
+        if getattr(cls, "provides", ()):
+            print(ctx.summary(cls.provides), file=sys.stderr)
+        print(to_source(nodes if isinstance(nodes, (list, tuple)) else [nodes]).rstrip(),
+              file=sys.stderr)
 
 
-__all__ = ["Context", "FunctionSource", "SrcadError", "analyze", "differentiate", "normalize"]
+__all__ = ["Context", "FunctionSource", "SrcadError", "analyze", "differentiate",
+           "check_aliases", "forward_mode", "infer_kinds", "normalize"]

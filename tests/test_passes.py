@@ -33,7 +33,7 @@ F1, F2 = Kind("f", 1), Kind("f", 2)
 
 def _steps(ctx):
     """The normalize passes, in the pipeline's order, as `(name, tree -> tree)`."""
-    return normalize_steps(ctx)
+    return [(cls.__name__, step) for cls, step in normalize_steps(ctx)]
 
 
 TRANSFORMS = ["ExpandAugAssign", "SplitReturns", "ToANF", "LowerLoopExits", "RecordControl"]

@@ -78,6 +78,9 @@ class Activity:
     results of rules without derivatives (comparisons, floor, constructors).
     """
 
+    needs = ("kinds", "custom_calls", "user_functions")
+    provides = ("active", "varied")
+
     def __init__(self, ctx, wrt_names):
         self.ctx = ctx
         self.wrt = set(wrt_names)

@@ -74,7 +74,7 @@ class Adjoints:
         """Variables whose cotangent may be zero because a mask (`np.where`, `maximum`,
         `minimum`, `clip`, `max`, `min`) routed nothing to them, and the variables computed
         on the way to them: their adjoints treat a zero cotangent as a strong zero."""
-        if getattr(self.ctx, "masked", None) is not None:
+        if self.ctx.masked is not None:
             return self.ctx.masked
         masked, defs = set(), []
         for s, _ in statements(self.ctx.fnode.body):

@@ -28,6 +28,9 @@ class CheckAliases:
     right on the tape. Sets `ctx.written`, the arrays written element by element.
     """
 
+    needs = ("kinds", "augmented", "user_functions")
+    provides = ("written", "materialize")
+
     def __init__(self, ctx):
         self.ctx = ctx
 
@@ -56,7 +59,7 @@ class CheckAliases:
             for name in names_:
                 if _holds_arrays(ctx.kinds.get(name)):
                     views += [(name, src, pos, loops, s) for src in sources if src != name]
-            if s in getattr(ctx, "augmented", ()) and isinstance(t, gast.Name):
+            if s in ctx.augmented and isinstance(t, gast.Name):
                 augmented.append((t.id, pos, loops, s))
         ctx.materialize = set()
         views = _closure(views)

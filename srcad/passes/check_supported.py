@@ -54,6 +54,9 @@ class CheckSupported:
     and `sum`/`np.sum` of a comprehension where the sum always runs (LowerComprehensions).
     """
 
+    needs = ()
+    provides = ()
+
     def __init__(self, fsrc):
         if inspect.unwrap(fsrc.fn) is not fsrc.fn:
             raise fsrc.error(f"`{fsrc.name}` is wrapped by a decorator, and srcad would read "

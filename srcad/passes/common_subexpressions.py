@@ -41,6 +41,9 @@ class CommonSubexpressions:
     is not NumPy's, `math`'s or srcad's runtime, any element write and any nested block
     forgets what was computed before it."""
 
+    needs = ()
+    provides = ()
+
     def __init__(self, ctx):
         self.ctx = ctx
 

@@ -19,6 +19,9 @@ class ExpandAugAssign(gast.NodeTransformer):
     acc[k] = acc[k] + x * 2.0
     """
 
+    needs = ()
+    provides = ("augmented",)
+
     def __init__(self, ctx=None):
         self.augmented = ctx.augmented if ctx is not None else set()
 

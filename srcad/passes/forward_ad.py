@@ -51,10 +51,13 @@ class ForwardAD:
     to the user's functions call their own `_jvp`.
     """
 
+    needs = ("kinds", "varied", "written", "materialize", "return_values", "user_functions",
+             "custom_calls", "custom_tangents")
+    provides = ("tangent_names",)
+
     def __init__(self, ctx, params, wrt, name):
         self.ctx, self.params, self.wrt, self.name = ctx, params, wrt, name
         self.varied = {v for v in ctx.varied if getattr(ctx.kinds.get(v), "is_float", False)}
-        ctx.tangent_names = getattr(ctx, "tangent_names", {})
 
     def t(self, name):
         names = self.ctx.tangent_names
@@ -84,7 +87,7 @@ class ForwardAD:
                 pre += _stmts(f"{self.t(p)} = {self.t(p)}.copy()")
             elif p in self.varied and p not in self.wrt:
                 pre += _stmts(f"{self.t(p)} = {self.zero(p)}")
-        for v in getattr(self.ctx, "return_values", ()):  # see reverse_ad._return_placeholders
+        for v in self.ctx.return_values:  # see reverse_ad._return_placeholders
             if v in self.ctx.kinds:
                 pre += _stmts(f"{v} = {dummy(self.ctx.kinds[v])}")
                 if v in self.varied:
@@ -134,7 +137,7 @@ class ForwardAD:
         if text in self.ctx.custom_calls and self.targets_varied(s):
             return self.custom(s, text)
         primal = [s]
-        if s in getattr(self.ctx, "materialize", ()):
+        if s in self.ctx.materialize:
             primal = [ir.assign(target, gast.Call(func=gast.Attribute(
                 value=op, attr="copy", ctx=gast.Load()), args=[], keywords=[]), like=s)]
         t = target.id
@@ -166,7 +169,7 @@ class ForwardAD:
     def tangent_expr(self, t, op, s):
         if isinstance(op, gast.Name):
             tan = self.tangent_of(op)
-            return tan + ".copy()" if s in getattr(self.ctx, "materialize", ()) and \
+            return tan + ".copy()" if s in self.ctx.materialize and \
                 op.id in self.varied else tan
         if isinstance(op, gast.Subscript):
             if op.value.id not in self.varied:

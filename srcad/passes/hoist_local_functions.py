@@ -38,6 +38,9 @@ class HoistLocalFunctions:
         return c * w * sq(v)
     """
 
+    needs = ()
+    provides = ("local_functions",)
+
     def __init__(self, ctx):
         self.ctx = ctx
         self.fsrc = ctx.fsrc

@@ -16,6 +16,9 @@ class InferKinds:
     (`ctx.program.specialize`). Also records `ctx.return_kind`.
     """
 
+    needs = ("user_functions", "custom_calls")
+    provides = ("kinds", "item_kinds", "return_kind")
+
     def __init__(self, ctx, arg_kinds):
         self.ctx = ctx
         self.kinds = dict(arg_kinds)

@@ -38,10 +38,13 @@ class LowerComprehensions:
         return s * i
     """
 
+    needs = ("local_functions",)
+    provides = ()
+
     def __init__(self, ctx):
         self.ctx = ctx
         self.which_sum = SumFinder(getattr(ctx.fsrc, "fn", None),
-                                   getattr(ctx, "local_functions", {}))
+                                   ctx.local_functions)
 
     def run(self, fnode):
         self.which_sum.bind(fnode)
@@ -222,12 +225,8 @@ def show_lowered(source):
     """Print the function in `source` after LowerComprehensions (for the doctest)."""
     import textwrap
 
-    from codegen import Namer, to_source
+    from codegen import to_source
+    from srcad.passes.testing import _Ctx
 
     fnode = gast.parse(textwrap.dedent(source)).body[0]
-
-    class Ctx:
-        namer = Namer({n.id for n in gast.walk(fnode) if isinstance(n, gast.Name)})
-        fsrc = None
-
-    print(to_source(LowerComprehensions(Ctx()).run(fnode)).rstrip())
+    print(to_source(LowerComprehensions(_Ctx(fnode)).run(fnode)).rstrip())

@@ -33,6 +33,9 @@ class LowerLoopExits:
         return s
     """
 
+    needs = ()
+    provides = ()
+
     def __init__(self, ctx):
         self.ctx = ctx
 

@@ -28,6 +28,9 @@ class RecordControl:
     `ctx.no_push` holds the counters, which the reverse sweep never reads mid-loop.
     """
 
+    needs = ()
+    provides = ("flags", "loops", "no_push")
+
     def __init__(self, ctx):
         self.ctx = ctx
         ctx.loops = {}

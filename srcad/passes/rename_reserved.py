@@ -19,11 +19,15 @@ class RenameReserved:
         return rt_
     """
 
+    needs = ("resolve",)
+    provides = ()
+
     def __init__(self, ctx):
         self.ctx = ctx
 
     def run(self, fnode):
-        locals_ = getattr(getattr(self.ctx, "resolve", None), "locals", None)
+        resolve = self.ctx.resolve
+        locals_ = resolve.locals if resolve is not None else None
         if locals_ is None:
             locals_ = {n.id for n in gast.walk(fnode)
                        if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Param))}
@@ -32,6 +36,6 @@ class RenameReserved:
         for node in gast.walk(fnode):
             if isinstance(node, gast.Name) and node.id in renames:
                 node.id = renames[node.id]
-        if hasattr(self.ctx, "resolve"):
-            self.ctx.resolve.locals = (self.ctx.resolve.locals - clashes) | set(renames.values())
+        if resolve is not None:
+            resolve.locals = (self.ctx.resolve.locals - clashes) | set(renames.values())
         return fnode

@@ -29,6 +29,9 @@ class ResolveNames:
     (['x', 'y'], True)
     """
 
+    needs = ("local_functions",)
+    provides = ("resolve",)
+
     MISSING = object()
 
     def __init__(self, fsrc, scope=None):

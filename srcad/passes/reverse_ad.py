@@ -119,6 +119,12 @@ class ReverseAD:
     `# grad of:` comment with the user's line.
     """
 
+    needs = ("active", "varied", "kinds", "item_kinds", "written", "materialize", "loops",
+             "needed", "pushed", "elem_saved", "fresh_defs", "loop_var_changed",
+             "saved_loop_vars", "replay", "recompute", "return_values", "user_functions",
+             "custom_calls")
+    provides = ("tape_slots", "stacked", "view_adjoints")
+
     def __init__(self, ctx, params, wrt, fwd_name, rev_name):
         self.ctx = ctx
         self.params = params
@@ -784,5 +790,5 @@ class ReverseAD:
 def _return_placeholders(ctx, views=()):
     """`retval = <placeholder>` for the values SplitReturns collects: Numba prunes a branch
     whose test it finds constant, and a value set only there would be undefined."""
-    return [s for v in getattr(ctx, "return_values", ()) if v in ctx.kinds
+    return [s for v in ctx.return_values if v in ctx.kinds
             for s in _stmts(f"{v} = {dummy(ctx.kinds[v], view=v in views)}")]

@@ -86,6 +86,9 @@ class SafeReassociation:
     sweep's. `adjoints` are the names of adjoints and of the incoming cotangent; `integers`
     the names known to hold integer scalars (the sweep's own counters are found here)."""
 
+    needs = ("kinds", "adjoint_names")
+    provides = ("reassociable",)
+
     def __init__(self, adjoints, integers=()):
         self.adjoints, self.integers = set(adjoints), set(integers)
 

@@ -34,6 +34,9 @@ class SplitReturns:
         return retval
     """
 
+    needs = ()
+    provides = ("return_values",)
+
     def __init__(self, ctx):
         self.ctx = ctx
 

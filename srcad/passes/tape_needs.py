@@ -95,6 +95,10 @@ class TapeNeeds:
       sweep recomputes them at the start of each iteration instead of saving them.
     """
 
+    needs = ("active", "kinds", "flags", "loops", "no_push", "custom_calls", "user_functions")
+    provides = ("needed", "pushed", "elem_saved", "fresh_defs", "loop_var_changed",
+                "saved_loop_vars", "replay", "recompute")
+
     def __init__(self, ctx, params):
         self.ctx = ctx
         self.params = list(params)

@@ -6,9 +6,11 @@ import gast
 from codegen import Namer, to_source
 
 
-class _Ctx:
-    def __init__(self, fnode):
-        self.namer = Namer({n.id for n in gast.walk(fnode) if isinstance(n, gast.Name)})
+def _Ctx(fnode):
+    """A context for `fnode` alone: no program, no analyses run yet."""
+    from srcad.context import Context
+
+    return Context(namer=Namer({n.id for n in gast.walk(fnode) if isinstance(n, gast.Name)}))
 
 
 def show(pass_cls, source):
@@ -31,13 +33,10 @@ def show_anf(source):
     exec(compile(textwrap.dedent(source), "<doctest>", "exec"), namespace)
     fn = next(v for k, v in namespace.items() if callable(v) and k not in ("math", "np"))
 
-    class Ctx(_Ctx):
-        pass
-
     fsrc = FunctionSource.__new__(FunctionSource)
     fsrc.fn, fsrc.name, fsrc.filename, fsrc.offset = fn, fn.__name__, "<doctest>", 0
     fsrc.lines = textwrap.dedent(source).splitlines(True)
     fsrc.node = gast.parse(textwrap.dedent(source)).body[0]
-    ctx = Ctx(fsrc.node)
+    ctx = _Ctx(fsrc.node)
     ctx.fsrc, ctx.resolve, ctx.user_functions = fsrc, ResolveNames(fsrc), {}
     print(to_source(ToANF(ctx).run(fsrc.node)).rstrip())

@@ -54,6 +54,9 @@ class TidyAdjoints:
     scalar float adjoints, the only names it rewrites or removes; `temporaries` are those
     of them that belong to compiler temporaries (least worth reading)."""
 
+    needs = ("kinds", "adjoint_names")
+    provides = ()
+
     def __init__(self, scalars, temporaries=()):
         self.scalars = set(scalars)
         self.temporaries = set(temporaries)

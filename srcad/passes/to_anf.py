@@ -63,6 +63,9 @@ class ToANF:
         return tmp6
     """
 
+    needs = ("resolve", "augmented")
+    provides = ("user_functions", "custom_calls", "custom_tangents")
+
     def __init__(self, ctx):
         self.ctx = ctx
         self.fsrc = ctx.fsrc
@@ -193,7 +196,7 @@ class ToANF:
 
     def stmt_Assign(self, node):
         out = self.assign(node)
-        if node in getattr(self.ctx, "augmented", ()) and out:  # `x += e`: the rebinding
+        if node in self.ctx.augmented and out:  # `x += e`: the rebinding
             self.ctx.augmented.add(out[-1])
         return out
 
