@@ -23,7 +23,6 @@ import gast
 
 _COMMENT_FN = "__comment__"
 _COMMENT_LINE = re.compile(r"^(\s*)" + _COMMENT_FN + r"\((\d+)\)\s*$", re.M)
-_COMMENTS = []
 
 
 class EmissionError(Exception):
@@ -37,11 +36,10 @@ class EmissionError(Exception):
 
 def comment(text, like=None):
     """A statement that is emitted as the line `# text`; at the source position of the
-    node `like`, if given."""
-    _COMMENTS.append(" ".join(text.split()))
+    node `like`, if given. The text travels on the node."""
     call = gast.Call(
         func=gast.Name(id=_COMMENT_FN, ctx=gast.Load(), annotation=None, type_comment=None),
-        args=[gast.Constant(value=len(_COMMENTS) - 1, kind=None)],
+        args=[gast.Constant(value=" ".join(text.split()), kind=None)],
         keywords=[],
     )
     node = gast.Expr(value=call)
@@ -70,19 +68,32 @@ def emit(nodes):
     """
     if isinstance(nodes, list):
         nodes = gast.Module(body=nodes, type_ignores=[])
-    tree = _AsParsed().visit(gast.gast_to_ast(nodes))  # a new tree: `nodes` is kept
+    as_parsed = _AsParsed()
+    tree = as_parsed.visit(gast.gast_to_ast(nodes))  # a new tree: `nodes` is kept
     if isinstance(tree, ast.expr):
         tree = ast.Expr(value=tree)
     if isinstance(tree, ast.stmt):
         tree = ast.Module(body=[tree], type_ignores=[])
     text = astor.to_source(tree)
     lines = _check_round_trip(tree, text)
-    return _COMMENT_LINE.sub(lambda m: f"{m.group(1)}# {_COMMENTS[int(m.group(2))]}", text), lines
+    comments = as_parsed.comments
+    return _COMMENT_LINE.sub(lambda m: f"{m.group(1)}# {comments[int(m.group(2))]}", text), lines
 
 
 class _AsParsed(ast.NodeTransformer):
     """Number constants as Python's parser builds them: no negative constants (a unary
-    minus applied to a positive one) and no NaN constant (`inf - inf`)."""
+    minus applied to a positive one) and no NaN constant (`inf - inf`). The text of each
+    comment moves to `comments`, its call keeping the index (one short line to print)."""
+
+    def __init__(self):
+        self.comments = []
+
+    def visit_Call(self, node):
+        if isinstance(node.func, ast.Name) and node.func.id == _COMMENT_FN:
+            self.comments.append(node.args[0].value)
+            node.args = [ast.Constant(value=len(self.comments) - 1)]
+            return node
+        return self.generic_visit(node)
 
     def visit_Constant(self, node):
         v = node.value
