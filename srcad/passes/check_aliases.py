@@ -5,8 +5,7 @@ from srcad.errors import UnsupportedError
 from srcad.kinds import TupleKind
 from srcad.passes import ir
 from srcad.passes.activity import statements
-
-_VIEWS = ("np.transpose", "rt.reshape", "np.ravel")
+from srcad.rules import registry
 
 
 def _holds_arrays(kind):
@@ -107,7 +106,7 @@ class CheckAliases:
             return set()
         if isinstance(value, gast.Call):
             text = ir.dotted_text(value.func)
-            if text in _VIEWS and value.args and isinstance(value.args[0], gast.Name):
+            if registry.is_view(text) and value.args and isinstance(value.args[0], gast.Name):
                 return {value.args[0].id}
             if text in self.ctx.user_functions and self.returns_argument(text, value):
                 return {a.id for a in value.args

@@ -10,8 +10,7 @@ import gast
 
 from codegen import to_source
 from srcad.passes import ir
-
-_PURE_PREFIXES = ("np.", "math.", "rt.")
+from srcad.rules import registry
 
 
 def _names(node, ctx_type):
@@ -37,8 +36,8 @@ class CommonSubexpressions:
     """Transformation: within one statement list, `t2 = e` after `t1 = e` (the same pure
     expression of the same, unchanged operands) is dropped and later reads of `t2` read
     `t1`. Only names assigned once and never written element by element take part, so no
-    array gains a second name that a write could show through; any call to a function that
-    is not NumPy's, `math`'s or srcad's runtime, any element write and any nested block
+    array gains a second name that a write could show through; any call to a function whose
+    rule is not pure (or that has no rule), any element write and any nested block
     forgets what was computed before it."""
 
     needs = ()
@@ -101,8 +100,7 @@ class CommonSubexpressions:
                           gast.Attribute)):
             pure = True
         elif isinstance(e, gast.Call):
-            text = ir.dotted_text(e.func) or ""
-            pure = text.startswith(_PURE_PREFIXES) and "random" not in text
+            pure = registry.is_pure(ir.dotted_text(e.func))
         else:
             return None
         inner = [n for n in gast.walk(e) if isinstance(n, gast.Call) and n is not e]

@@ -9,6 +9,7 @@ from srcad.errors import NoRuleError
 from srcad.kinds import dummy
 from srcad.passes import ir
 from srcad.passes.adjoints import Adjoints
+from srcad.rules import registry
 
 
 class Stack:
@@ -723,8 +724,7 @@ class ReverseAD:
                 sliced = isinstance(v, gast.Subscript) and (
                     any(isinstance(p, gast.Slice) for p in gast.walk(v.slice))
                     or getattr(self.ctx.kinds.get(node.targets[0].id), "ndim", 0) > 0)
-                viewed = isinstance(v, gast.Call) and ir.dotted_text(v.func) in (
-                    "np.transpose", "rt.reshape", "np.ravel")
+                viewed = isinstance(v, gast.Call) and registry.is_view(ir.dotted_text(v.func))
                 if sliced or viewed or isinstance(v, gast.Name):
                     out.add(node.targets[0].id)
         return out

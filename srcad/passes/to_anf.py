@@ -10,14 +10,10 @@ import gast
 import numpy as np
 
 from srcad import custom
-from srcad import runtime as rt
 from srcad.errors import NoRuleError, UnsupportedError
 from srcad.passes import ir
 from srcad.rules import registry
 
-_METHODS = {"sum": np.sum, "mean": np.mean, "prod": np.prod, "max": np.max, "min": np.min,
-            "reshape": np.reshape, "ravel": np.ravel, "copy": np.copy, "dot": np.dot,
-            "transpose": np.transpose, "flatten": rt.flatten}
 _ATTRS = {"shape", "size", "ndim"}
 
 
@@ -465,12 +461,14 @@ class ToANF:
         if resolved is None:
             text = ir.dotted_text(func)
             if text is None or self.local(text.split(".")[0]):
-                if not isinstance(func, gast.Attribute) or func.attr not in _METHODS:
+                method = registry.by_method(func.attr) if isinstance(func, gast.Attribute) \
+                    else None
+                if method is None:
                     raise self.error(f"the call `{text or type(func).__name__}(...)` is not "
                                      "supported", self.stmt_line,
                                      "call module-level functions, numpy or math; methods: "
-                                     + ", ".join(sorted(_METHODS)))
-                resolved = registry.lookup(_METHODS[func.attr]).name
+                                     + ", ".join(registry.methods()))
+                resolved = method.name
                 args = [func.value] + args
                 if func.attr == "reshape" and len(args) > 2:
                     args = [args[0], gast.Tuple(elts=args[1:], ctx=gast.Load())]

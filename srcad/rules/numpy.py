@@ -269,7 +269,7 @@ nondiff(np.argmax, np.argmin, kind=ty.reduction("i"), params=("ans", "x", "axis"
 # reductions
 
 
-@adjoint(np.sum, kind=ty.reduction(), broadcast=False)
+@adjoint(np.sum, kind=ty.reduction(), broadcast=False, methods=("sum",))
 def sum(ans, x, axis=None):
     d[x] += rt.expand(d[ans], axis)
 
@@ -279,7 +279,8 @@ def sum_tangent(ans, x, axis=None):
     t[ans] = np.sum(t[x], axis)
 
 
-@adjoint(np.mean, rt.mean, kind=ty.reduction("f"), broadcast=False, name="rt.mean")
+@adjoint(np.mean, rt.mean, kind=ty.reduction("f"), broadcast=False, name="rt.mean",
+         methods=("mean",))
 def mean(ans, x, axis=None):
     d[x] += rt.expand(d[ans], axis) / rt.count(x.shape, axis)
 
@@ -289,7 +290,8 @@ def mean_tangent(ans, x, axis=None):
     t[ans] = rt.mean(t[x], axis)
 
 
-@adjoint(np.prod, rt.prod, kind=ty.reduction(), broadcast=False, name="rt.prod")
+@adjoint(np.prod, rt.prod, kind=ty.reduction(), broadcast=False, name="rt.prod",
+         methods=("prod",))
 def prod(ans, x, axis=None):
     d[x] += rt.prod_adjoint(d[ans], x, axis, ans)
 
@@ -299,7 +301,8 @@ def prod_tangent(ans, x, axis=None):
     t[ans] = rt.prod_tangent(t[x], x, axis)
 
 
-@adjoint(np.max, rt.amax, kind=ty.reduction(), broadcast=False, name="rt.amax")
+@adjoint(np.max, rt.amax, kind=ty.reduction(), broadcast=False, name="rt.amax",
+         methods=("max",))
 def max(ans, x, axis=None):
     d[x] += rt.select_adjoint(d[ans], x, ans, axis)
 
@@ -309,7 +312,8 @@ def max_tangent(ans, x, axis=None):
     t[ans] = rt.select_tangent(t[x], x, ans, axis)
 
 
-@adjoint(np.min, rt.amin, kind=ty.reduction(), broadcast=False, name="rt.amin")
+@adjoint(np.min, rt.amin, kind=ty.reduction(), broadcast=False, name="rt.amin",
+         methods=("min",))
 def min(ans, x, axis=None):
     d[x] += rt.select_adjoint(d[ans], x, ans, axis)
 
@@ -322,7 +326,7 @@ def min_tangent(ans, x, axis=None):
 # products
 
 
-@adjoint(np.dot, np.matmul, kind=ty.matmul, broadcast=False)
+@adjoint(np.dot, np.matmul, kind=ty.matmul, broadcast=False, methods=("dot",))
 def dot(ans, x, y):
     d[x] += rt.matmul_dx(d[ans], x, y)
     d[y] += rt.matmul_dy(d[ans], x, y)
@@ -336,7 +340,7 @@ def dot_tangent(ans, x, y):
 # shapes
 
 
-@adjoint(np.transpose, kind=ty.first, broadcast=False)
+@adjoint(np.transpose, kind=ty.first, broadcast=False, methods=("transpose",), view=True)
 def transpose(ans, x):
     d[x] += np.transpose(d[ans])
 
@@ -346,7 +350,8 @@ def transpose_tangent(ans, x):
     t[ans] = np.transpose(t[x])
 
 
-@adjoint(np.reshape, rt.reshape, kind=ty.reshape, broadcast=False, name="rt.reshape")
+@adjoint(np.reshape, rt.reshape, kind=ty.reshape, broadcast=False, name="rt.reshape",
+         methods=("reshape",), view=True)
 def reshape(ans, x, shape):
     d[x] += rt.reshape(d[ans], x.shape)
 
@@ -356,7 +361,7 @@ def reshape_tangent(ans, x, shape):
     t[ans] = rt.reshape(t[x], shape)
 
 
-@adjoint(np.ravel, kind=ty.ravel, broadcast=False)
+@adjoint(np.ravel, kind=ty.ravel, broadcast=False, methods=("ravel",), view=True)
 def ravel(ans, x):
     d[x] += rt.reshape(d[ans], x.shape)
 
@@ -366,7 +371,8 @@ def ravel_tangent(ans, x):
     t[ans] = np.ravel(t[x])
 
 
-@adjoint(rt.flatten, kind=ty.ravel, broadcast=False, name="rt.flatten")
+@adjoint(rt.flatten, kind=ty.ravel, broadcast=False, name="rt.flatten",
+         methods=("flatten",))
 def flatten(ans, x):
     d[x] += rt.reshape(d[ans], x.shape)
 
@@ -376,7 +382,7 @@ def flatten_tangent(ans, x):
     t[ans] = rt.flatten(t[x])
 
 
-@adjoint(np.copy, kind=ty.first, broadcast=False)
+@adjoint(np.copy, kind=ty.first, broadcast=False, methods=("copy",))
 def copy(ans, x):
     d[x] += d[ans]
 

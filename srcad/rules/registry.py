@@ -17,6 +17,7 @@ from codegen.templates import template_body
 
 _BY_ID = {}
 _BY_NAME = {}
+_BY_METHOD = {}
 
 
 @dataclass
@@ -36,6 +37,9 @@ class Rule:
     masks: bool = False  # routes the cotangent to one operand per element (where, maximum)
     sequence: str = None  # "concatenate" or "stack": a tuple parameter split back per element
     parts: tuple = ()  # a tuple-valued function: the rules giving each item (see `parts`)
+    methods: tuple = ()  # method spellings: `x.sum()` is `np.sum(x)`
+    view: bool = False  # the result may share memory with the first argument
+    pure: bool = True  # same arguments, same result, no effect (a random draw is not)
 
     def bind(self, args, keywords, error):
         """Map this call's atoms (gast nodes) to the rule's parameters; None if omitted."""
@@ -121,15 +125,21 @@ def _register(objs, rule):
         else:
             _BY_ID[id(obj)] = (obj, rule)
     _BY_NAME.setdefault(rule.name, rule)
+    for method in rule.methods:
+        _BY_METHOD[method] = rule
 
 
-def adjoint(*objs, kind, name=None, broadcast=None, masks=False, sequence=None):
+def adjoint(*objs, kind, name=None, broadcast=None, masks=False, sequence=None, methods=(),
+            view=False, pure=True):
     """Register a template as the adjoint rule of `objs` (functions, or operator keys).
 
     `masks=True` marks a rule that sends each element's cotangent to one operand only
     (zero cotangents upstream of it are strong zeros); `sequence` marks a rule taking a
     tuple of arrays, each of whose adjoints is a slice of d[ans] ("concatenate"), or an
-    index into it along the axis ("stack").
+    index into it along the axis ("stack"). `methods` are the array methods that spell
+    the same call (`x.sum()`), `view=True` a result that may share the first argument's
+    memory (`np.transpose`), `pure=False` a call that must not be merged with an equal
+    one (a random draw).
     """
 
     def deco(template):
@@ -142,7 +152,8 @@ def adjoint(*objs, kind, name=None, broadcast=None, masks=False, sequence=None):
                     kind=kind, body=body, diff=_adjoint_targets(body),
                     broadcast=True if broadcast is None else broadcast,
                     reads=_primal_reads(body, params), masks=masks, sequence=sequence,
-                    reads_by=_reads_by_target(body, params))
+                    reads_by=_reads_by_target(body, params), methods=tuple(methods),
+                    view=view, pure=pure)
         _register(objs, rule)
         return template
 
@@ -176,11 +187,13 @@ def tangent(*objs):
     return deco
 
 
-def nondiff(*objs, kind, params=("ans", "x"), defaults=None, name=None):
+def nondiff(*objs, kind, params=("ans", "x"), defaults=None, name=None, methods=(),
+            pure=True):
     """Register `objs` as having zero derivative (rounding, comparisons, constructors)."""
     for obj in objs:
         rule = Rule(name=name or canonical_name(obj), params=list(params),
-                    defaults=dict(defaults or {}), kind=kind)
+                    defaults=dict(defaults or {}), kind=kind, methods=tuple(methods),
+                    pure=pure)
         _register([obj], rule)
 
 
@@ -200,6 +213,29 @@ def lookup(obj):
 
 def by_name(name):
     return _BY_NAME.get(name)
+
+
+def by_method(method):
+    """The rule that the array method `method` spells (`sum` for `x.sum()`), or None."""
+    return _BY_METHOD.get(method)
+
+
+def methods():
+    """The array methods that have rules, sorted."""
+    return sorted(_BY_METHOD)
+
+
+def is_view(name):
+    """Whether a call to the rule `name` may return a view of its first argument."""
+    rule = _BY_NAME.get(name)
+    return rule is not None and rule.view
+
+
+def is_pure(name):
+    """Whether calls to `name` with equal arguments are interchangeable: a rule that is
+    pure (functions without a rule are not known to be)."""
+    rule = _BY_NAME.get(name)
+    return rule is not None and rule.pure
 
 
 def all_rules():
