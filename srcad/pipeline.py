@@ -17,6 +17,7 @@ from srcad.passes.expand_aug_assign import ExpandAugAssign
 from srcad.passes.forward_ad import ForwardAD
 from srcad.passes.hoist_local_functions import HoistLocalFunctions
 from srcad.passes.infer_kinds import InferKinds
+from srcad.passes.lean_array_adjoints import LeanArrayAdjoints
 from srcad.passes.lower_comprehensions import LowerComprehensions
 from srcad.passes.lower_loop_exits import LowerLoopExits
 from srcad.passes.record_control import RecordControl
@@ -101,6 +102,8 @@ def differentiate(ctx, wrt_names, fwd_name, rev_name):
     sweeps = _run(ctx, ReverseAD, lambda f: ReverseAD(ctx, params, wrt_names, fwd_name,
                                                       rev_name).run(f), ctx.fnode)
     fwd, rev = sweeps
+    arrays = {d for v, d in ctx.adjoint_names.items() if getattr(ctx.kinds.get(v), "ndim", 0)}
+    rev = _run(ctx, LeanArrayAdjoints, lambda f: LeanArrayAdjoints(arrays).run(f), rev)
     scalars, temporaries = _scalar_adjoints(ctx)
     rev = _run(ctx, TidyAdjoints, lambda f: TidyAdjoints(scalars, temporaries).run(f), rev)
     integers = {v for v, k in ctx.kinds.items() if getattr(k, "dtype", None) in ("b", "i")

@@ -5,20 +5,13 @@ import gast
 
 from codegen import comment
 from codegen.templates import statements
-from srcad.errors import NoRuleError
 from srcad.kinds import dummy
 from srcad.passes import ir
 from srcad.passes.adjoints import Adjoints
+from srcad.passes.call_adjoints import CallAdjoints
+from srcad.passes.loop_replay import LoopReplay
+from srcad.passes.tape_layout import TapeLayout
 from srcad.rules import registry
-
-
-class Stack:
-    """A tape slot saving a variable's successive values: an array for scalars, a list
-    for arrays and callee tapes."""
-
-    def __init__(self, buf, top, kind, is_list):
-        self.buf, self.top, self.kind, self.is_list = buf, top, kind, is_list
-        self.checked = False  # grown at each push (pushed at several loop levels)
 
 
 def _is_exit(stmt):
@@ -26,91 +19,11 @@ def _is_exit(stmt):
         isinstance(stmt.body[0], gast.Break)
 
 
-def _affine(start, k, step):
-    """Source of `start + k * step`, without the `0 +` and `* 1`."""
-    term = k if step == "1" else f"{k} * {step}"
-    return term if start == "0" else f"{start} + {term}"
-
-
 def _stmts(text):
     return statements(text)
 
 
-# helpers whose result is a new array shaped like their argument at this position
-_FRESH_LIKE = {"rt.matmul_dx": 1, "rt.matmul_dy": 2}
-# ... and those that may return their first argument itself (copied, unless that argument
-# is itself a new array: arithmetic, a selection)
-_SHAPED_LIKE = {"rt.unbroadcast": 1}
-
-
-def _first_assignments(stmts):
-    """`d = np.zeros_like(v)` whose first use, in this straight-line list, is
-    `d += <an array shaped like v>` becomes one assignment: no zero fill, one pass less
-    over the array. Inside loops and branches nothing changes."""
-    out, inits = list(stmts), {}
-    for k, s in enumerate(out):
-        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) \
-                and isinstance(s.value, gast.Call) \
-                and ir.dotted_text(s.value.func) == "np.zeros_like" \
-                and isinstance(s.value.args[0], gast.Name):
-            inits[s.targets[0].id] = (k, s.value.args[0].id)
-            continue
-        for d in sorted({n.id for n in gast.walk(s) if isinstance(n, gast.Name)} & set(inits)):
-            k0, v = inits.pop(d)
-            value = _shaped_value(s, d, v)
-            if value is not None:
-                out[k0], out[k] = None, ir.assign(d, value, like=s)
-    return [s for s in out if s is not None]
-
-
-# helpers that also come in a form adding into their first argument, in place
-_IN_PLACE = {"rt.prod_adjoint": "rt.prod_adjoint_add"}
-
-
-def _in_place(stmts, arrays):
-    """`d += f(...)` for an array adjoint `d` (in `arrays`) and f in `_IN_PLACE` becomes
-    `f_add(d, ...)`: no new array for the term. In nested blocks too."""
-    out = []
-    for s in stmts:
-        for field in ("body", "orelse"):
-            if isinstance(s, (gast.If, gast.For, gast.While)):
-                setattr(s, field, _in_place(getattr(s, field), arrays))
-        if isinstance(s, gast.AugAssign) and isinstance(s.op, gast.Add) \
-                and isinstance(s.target, gast.Name) and s.target.id in arrays \
-                and isinstance(s.value, gast.Call) and not s.value.keywords \
-                and ir.dotted_text(s.value.func) in _IN_PLACE:
-            call = ir.call(_IN_PLACE[ir.dotted_text(s.value.func)], ir.name(s.target.id),
-                           *s.value.args)
-            s = gast.copy_location(gast.Expr(value=call), s)
-        out.append(s)
-    return out
-
-
-def _shaped_value(s, d, v):
-    """The value `s` adds to `d` when `s` is `d += f(...)` with f's result a fresh array
-    shaped like `v` (or a copy of one), else None."""
-    if not (isinstance(s, gast.AugAssign) and isinstance(s.op, gast.Add)
-            and isinstance(s.target, gast.Name) and s.target.id == d
-            and isinstance(s.value, gast.Call)):
-        return None
-    e = s.value
-    if any(isinstance(n, gast.Name) and n.id == d for n in gast.walk(e)):
-        return None
-    text = ir.dotted_text(e.func)
-    pos = _FRESH_LIKE.get(text, _SHAPED_LIKE.get(text))
-    if pos is None or len(e.args) <= pos or not isinstance(e.args[pos], gast.Name) \
-            or e.args[pos].id != v:
-        return None
-    g = e.args[0]
-    fresh = isinstance(g, (gast.BinOp, gast.UnaryOp)) or (
-        isinstance(g, gast.Call) and ir.dotted_text(g.func) == "rt.select")
-    if text in _SHAPED_LIKE and not fresh:  # g itself may come back: copy it
-        return gast.Call(func=gast.Attribute(value=e, attr="copy", ctx=gast.Load()),
-                         args=[], keywords=[])
-    return e
-
-
-class ReverseAD:
+class ReverseAD(TapeLayout, LoopReplay, CallAdjoints):
     """Transformation: from the normalized, analysed function, two functions.
 
     `<f>_fwd(args) -> (out, tape)` runs the primal and saves what `ctx.pushed`,
@@ -144,41 +57,6 @@ class ReverseAD:
         self.namer = ctx.namer
 
     # tape slots
-
-    def stack(self, var, kind, key=None):
-        key = key or var
-        if key not in self.stacks:
-            stem = "saved_" + var if key != var else "tape_" + var
-            buf = self.namer.fresh(stem, numbered=False)
-            top = self.namer.fresh("top_" + buf[5:] if buf.startswith("tape_") else "top_" + buf,
-                                   numbered=False)
-            is_list = kind is None or getattr(kind, "ndim", 1) > 0 or not hasattr(kind, "dtype")
-            self.stacks[key] = Stack(buf, top, kind, is_list)
-            self.stacks[key].checked = key in getattr(self, "mixed", ())
-        return self.stacks[key]
-
-    def push(self, st, value):
-        if st.is_list:
-            return _stmts(f"{st.buf}.append({value})")
-        grow = f"{st.buf} = rt.reserve({st.buf}, {st.top} + 1)\n" if st.checked else ""
-        return _stmts(f"{grow}{st.buf}[{st.top}] = {value}\n{st.top} += 1")
-
-    def pop(self, st, target, copy_array=False):
-        suffix = ".copy()" if copy_array else ""
-        return _stmts(f"{st.top} -= 1\n{target} = {st.buf}[{st.top}]{suffix}")
-
-    def value_push(self, s):
-        if s in self.replay_of:  # the reverse sweep replays the iteration instead
-            return []
-        return [t for t in self.targets(s) if t in self.ctx.pushed
-                and s not in self.ctx.fresh_defs]
-
-    @staticmethod
-    def targets(s):
-        t = s.targets[0]
-        if isinstance(t, gast.Tuple):
-            return [e.id for e in t.elts]
-        return [t.id] if isinstance(t, gast.Name) else []
 
     # forward sweep
 
@@ -262,50 +140,11 @@ class ReverseAD:
                 out += self.push(st, tape)
         return out
 
-    def elem_stack(self, s):
-        x = s.targets[0].value.id
-        kind = self.ctx.item_kinds[s]
-        return self.stack(x, kind if kind.ndim else self.ctx.kinds[x].with_(ndim=0),
-                          key=("item", s))
-
     def item_source(self, target, s):
         from codegen import to_source
         text = to_source(gast.Expr(value=gast.Subscript(
             value=target.value, slice=target.slice, ctx=gast.Load()))).strip()
         return text + ".copy()" if self.ctx.item_kinds[s].ndim else text
-
-    def reserves(self, body, times, loop=None):
-        counts = {}
-        if loop in self.ctx.loop_var_changed and loop.target.id not in self.mixed:
-            counts[loop.target.id] = 1
-        for s in ir.walk_no_loops(body):
-            if s in self.ctx.saved_loop_vars and s.target.id not in self.mixed:
-                counts[s.target.id] = counts.get(s.target.id, 0) + 1
-            if not isinstance(s, gast.Assign):
-                continue
-            keys = [t for t in self.value_push(s) if not self.ctx.kinds[t].ndim]
-            target = s.targets[0]
-            if isinstance(target, gast.Subscript) and target.value.id in self.ctx.elem_saved \
-                    and not self.ctx.item_kinds[s].ndim:
-                keys.append(("item", s))
-            for key in keys:
-                if key not in self.mixed:
-                    counts[key] = counts.get(key, 0) + 1
-        for v in self.ctx.replay.get(loop, ((),))[0]:
-            if not self.ctx.kinds[v].ndim:
-                counts[("replay", loop, v)] = 1
-        out = []
-        for key, n in counts.items():
-            if key[0] == "replay" if isinstance(key, tuple) else False:
-                st = self.replay_stack(key[1], key[2])
-                out += _stmts(f"{st.buf} = rt.reserve({st.buf}, {st.top} + {times}{n})")
-                continue
-            st = self.stacks.get(key)
-            if st is None:
-                st = (self.stack(key, self.ctx.kinds[key]) if isinstance(key, str)
-                      else self.elem_stack(key[1]))
-            out += _stmts(f"{st.buf} = rt.reserve({st.buf}, {st.top} + {times}{n})")
-        return out
 
     # reverse sweep
 
@@ -342,45 +181,6 @@ class ReverseAD:
             return block
         self.last_line = line
         return [self.grad_of(s)] + block
-
-    def reverse_loop(self, s):
-        self.last_line = None
-        replayed = self.replay(s) if s in self.ctx.replay else None  # names the tapes first
-        redo = [copy.deepcopy(r) for r in self.ctx.recompute.get(s, [])
-                if self.recompute_needed(r, s) and s not in self.ctx.replay]
-        for r in list(redo):
-            t = r.targets[0].id
-            if t in self.ctx.active and self.ctx.kinds[t].ndim:
-                redo += self.zero_adjoint(r, t)
-        body = self.reverse(s.body)  # after the zeroing above: it decides which reads flush
-        self.last_line = None
-        if not body:
-            return []
-        trip, start, step, _ = self.ctx.loops[s]
-        k = self.namer.fresh("k")
-        body = (redo if replayed is None else replayed) + body
-        if isinstance(s, gast.For):
-            i = s.target.id
-            rng = f"range({trip} - 1, -1, -1)"
-            if s in self.ctx.loop_var_changed:
-                body = self.pop(self.stacks[i], i) + body
-            else:
-                body = _stmts(f"{i} = {_affine(start, k, step)}") + body
-        else:
-            rng = f"range({trip})"
-        loop = gast.For(target=ir.name(k, store=True), iter=_stmts(rng)[0].value, body=body,
-                        orelse=[], type_comment=None)
-        return [self.grad_of(s), loop]
-
-    def recompute_needed(self, stmt, loop):
-        """Whether a recomputable statement's value is read by the reverse sweep, directly
-        or through a later recomputed statement."""
-        plan = self.ctx.recompute[loop]
-        wanted = set(self.ctx.needed)
-        for later in reversed(plan):
-            if later.targets[0].id in wanted:
-                wanted |= {n.id for n in gast.walk(later.value) if isinstance(n, gast.Name)}
-        return stmt.targets[0].id in wanted
 
     def reverse_assign(self, s):
         target = s.targets[0]
@@ -422,52 +222,6 @@ class ReverseAD:
 
     # loops replayed in the reverse sweep
 
-    def replay_stack(self, loop, v):
-        return self.stack(v, self.ctx.kinds[v], key=("replay", loop, v))
-
-    def replay(self, loop):
-        """The start of a replayed loop's reverse iteration: the carried values put back
-        as the iteration began, and the body's statements that the reverse sweep reads
-        computed again (calls keeping their tapes)."""
-        carried, kept, _ = self.ctx.replay[loop]
-        out = []
-        for v in carried:
-            start = self.starts[loop, v]
-            out += self.pop(self.replay_stack(loop, v), start) + _stmts(f"{v} = {start}")
-        return out + self.replay_block(loop.body, set(kept), set(carried))
-
-    def replay_block(self, stmts, kept, carried):
-        out = []
-        for s in stmts:
-            if isinstance(s, gast.If):
-                body = self.replay_block(s.body, kept, carried)
-                orelse = self.replay_block(s.orelse, kept, carried)
-                if body or orelse:
-                    out.append(ir.if_(s.test, body or [gast.Pass()], orelse, like=s))
-                continue
-            if s not in kept:
-                continue
-            call = self.user_call(s)
-            if call is not None:
-                spec, active = call
-                tape = "_"
-                if active and not spec.tape_empty:
-                    tape = self.replay_tapes[s] = self.namer.fresh("tape_" + spec.name)
-                fwd = gast.Call(func=ir.name(spec.fwd_name), args=s.value.args, keywords=[])
-                lhs = gast.Tuple(elts=[copy.deepcopy(s.targets[0]), ir.name(tape, store=True)],
-                                 ctx=gast.Store())
-                out.append(ir.assign(lhs, fwd, like=s))
-            elif s in self.ctx.materialize:
-                copied = gast.Call(func=gast.Attribute(value=copy.deepcopy(s.value), attr="copy",
-                                                       ctx=gast.Load()), args=[], keywords=[])
-                out.append(ir.assign(copy.deepcopy(s.targets[0]), copied, like=s))
-            else:
-                out.append(copy.deepcopy(s))
-            for t in self.targets(s):  # this iteration's array adjoints, in its shapes
-                if t in self.ctx.active and self.ctx.kinds[t].ndim and t not in carried:
-                    out += self.zero_adjoint(s, t)
-        return out
-
     def zero_adjoint(self, s, t):
         """A new iteration's adjoint of the array `t` that `s` assigns: zeros in its shape, or, for
         a view `t = x[index]` of an argument whose adjoint only ever adds up, that view of
@@ -500,81 +254,7 @@ class ReverseAD:
                 and all(stores.get(n, 0) <= 1 and not ctx.kinds[n].is_array
                         for n in index_names))
 
-    def store_counts(self):
-        if self._stores is None:
-            self._stores = {}
-            for n in gast.walk(gast.Module(body=self.ctx.fnode.body, type_ignores=[])):
-                if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
-                    self._stores[n.id] = self._stores.get(n.id, 0) + 1
-        return self._stores
-
     # calls to the user's functions
-
-    def user_call(self, s):
-        """(specialization, active) for `t = g(...)` with g the user's, else None."""
-        if not isinstance(s.value, gast.Call):
-            return None
-        text = ir.dotted_text(s.value.func)
-        if text not in self.ctx.user_functions:
-            return None
-        args = s.value.args
-        kinds = tuple(self.ctx.kinds[a.id] if isinstance(a, gast.Name) else
-                      self.ctx.const_kind(a) for a in args)
-        wrt = tuple(i for i, a in enumerate(args) if isinstance(a, gast.Name)
-                    and a.id in self.ctx.varied and self.ctx.kinds[a.id].is_float)
-        outs = self.targets(s)
-        useful = any(t in self.ctx.active for t in outs)
-        spec = self.ctx.program.specialize(self.ctx.user_functions[text], kinds, s,
-                                           self.ctx.fsrc, wrt=wrt if useful else ())
-        return spec, bool(useful and wrt)
-
-    def custom_call(self, s):
-        return isinstance(s.value, gast.Call) and \
-            ir.dotted_text(s.value.func) in self.ctx.custom_calls
-
-    def reverse_custom(self, s):
-        """`t = f(args)` with a defvjp rule: the rule gives one cotangent per argument."""
-        from codegen import to_source
-        t = s.targets[0].id
-        fn, vjp_name = self.ctx.custom_calls[ir.dotted_text(s.value.func)]
-        if vjp_name is None:
-            raise self.ctx.fsrc.error(
-                f"`{getattr(fn, '__name__', fn)}` has a tangent rule but no vector-Jacobian "
-                "rule", s, "reverse mode (grad, vjp) needs one: srcad.defvjp", NoRuleError)
-        args = s.value.args
-        grads = [self.namer.fresh("d_arg") for _ in args]
-        arg_text = "".join(", " + to_source(gast.Expr(value=a)).strip() for a in args)
-        out = _stmts(f"({', '.join(grads)},) = {vjp_name}({self.ctx.d(t)}, {t}{arg_text})")
-        for g, a in zip(grads, args):
-            if isinstance(a, gast.Name) and a.id in self.ctx.active:
-                out += _stmts(f"{self.ctx.d(a.id)} += {g}")
-        return out
-
-    def reverse_call(self, s, call, outs):
-        spec, active = call
-        if not active:
-            return []
-        out = []
-        tape = self.replay_tapes.get(s) or self.tape_calls.get(s, "()")
-        if s in self.callee_stacks:
-            st = self.callee_stacks[s]
-            out += self.pop(st, tape)
-        from codegen import to_source
-        arg_text = ", ".join(to_source(gast.Expr(value=a)).strip() for a in s.value.args)
-        if s in self.recomputed_calls and s not in self.replay_tapes:
-            tape = self.namer.fresh("tape_" + spec.name)
-            out += _stmts(f"_, {tape} = {spec.fwd_name}({arg_text})")
-        d_outs = [self.ctx.d(t) if t in self.ctx.active else "0.0" for t in outs]
-        d_out = d_outs[0] if isinstance(s.targets[0], gast.Name) else \
-            "(" + ", ".join(d_outs) + ",)"
-        args = s.value.args
-        grads = [self.namer.fresh("d_arg") for _ in spec.wrt]
-        out += _stmts(f"({', '.join(grads)},) = {spec.rev_name}({arg_text}, {tape}, {d_out})")
-        for g, pos in zip(grads, spec.wrt):
-            a = args[pos]
-            if a.id in self.ctx.active:
-                out += _stmts(f"{self.ctx.d(a.id)} += {g}")
-        return out
 
     # the two functions
 
@@ -639,15 +319,6 @@ class ReverseAD:
             out |= names_ - outside - set(self.params)
         return out
 
-    def tape_layout(self):
-        slots = []
-        for st in self.stacks.values():
-            slots += [st.buf] if st.is_list else [st.buf, st.top]
-        slots += self.final_values()
-        slots += [t for s, t in self.tape_calls.items() if s not in self.callee_stacks]
-        self.ctx.tape_slots = slots
-        return slots
-
     def build_fwd(self, fnode, body):
         ctx = self.ctx
         pre = []
@@ -689,32 +360,6 @@ class ReverseAD:
         ret = _stmts(f"return {result}, {tape}")
         return self.function(self.fwd_name, self.params, pre + body + ret)
 
-    def mixed_levels(self, body):
-        """Scalar stacks pushed at more than one loop level. Reserving room at loop entry
-        would let an inner loop use up room an outer one counted on, so these grow at each
-        push instead."""
-        owners = {}
-
-        def visit(stmts, loop):
-            for s in ir.walk_no_loops(stmts):
-                keys = []
-                if isinstance(s, gast.Assign):
-                    keys += self.value_push(s)
-                    t = s.targets[0]
-                    if isinstance(t, gast.Subscript) and t.value.id in self.ctx.elem_saved:
-                        keys.append(("item", s))
-                if s in self.ctx.saved_loop_vars:
-                    keys.append(s.target.id)
-                if s in self.ctx.loop_var_changed:
-                    owners.setdefault(s.target.id, set()).add(s)
-                for key in keys:
-                    owners.setdefault(key, set()).add(loop)
-                if isinstance(s, (gast.For, gast.While)):
-                    visit(s.body, s)
-
-        visit(body, None)
-        return {key for key, loops in owners.items() if len(loops) > 1}
-
     def may_be_views(self):
         """Variables assigned a slice, a transpose or a reshape of another array."""
         out = set()
@@ -728,21 +373,6 @@ class ReverseAD:
                 if sliced or viewed or isinstance(v, gast.Name):
                     out.add(node.targets[0].id)
         return out
-
-    def reserves_top(self, body):
-        counts = {}
-        for s in ir.walk_no_loops(body):
-            if s in self.ctx.saved_loop_vars and s.target.id not in self.mixed:
-                buf = self.stack(s.target.id, self.ctx.kinds[s.target.id]).buf
-                counts[buf] = counts.get(buf, 0) + 1
-            if isinstance(s, gast.Assign):
-                for t in self.value_push(s):
-                    if t in self.stacks:
-                        counts[self.stacks[t].buf] = counts.get(self.stacks[t].buf, 0) + 1
-                if ("item", s) in self.stacks:
-                    buf = self.stacks[("item", s)].buf
-                    counts[buf] = counts.get(buf, 0) + 1
-        return counts
 
     def build_rev(self, fnode, body):
         ctx = self.ctx
@@ -770,10 +400,8 @@ class ReverseAD:
             if isinstance(atom, gast.Name) and atom.id in ctx.active:
                 pre += _stmts(f"{self.ctx.d(atom.id)} += {seed}")
         ret = _stmts("return (" + "".join(f"{self.ctx.d(v)}, " for v in self.wrt) + ")")
-        arrays = {d for v, d in ctx.adjoint_names.items() if v in ctx.kinds
-                  and getattr(ctx.kinds[v], "ndim", 0)}
         return self.function(self.rev_name, self.params + [ctx.tape_param, ctx.seed],
-                             _in_place(_first_assignments(pre + body), arrays) + ret)
+                             pre + body + ret)
 
     @staticmethod
     def function(name, params, body):

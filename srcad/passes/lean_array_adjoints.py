@@ -1,0 +1,111 @@
+"""LeanArrayAdjoints: array adjoints in a reverse sweep without needless passes over memory.
+
+Two rewrites of the reverse sweep, neither changing a value:
+
+- `d = np.zeros_like(v)` whose first use, in the sweep's top-level straight-line code, is
+  `d += <a new array shaped like v>` becomes that one assignment: no zero fill.
+- `d += f(...)` for an array adjoint `d` and a helper `f` that also comes in a form adding
+  into its first argument (`rt.prod_adjoint_add`) calls that form: no new array per term.
+
+>>> import gast
+>>> from codegen import to_source
+>>> fn = gast.parse('''def f_rev(x, w, tape, d_out):
+...     d_x = np.zeros_like(x)
+...     d_x += rt.matmul_dx(d_out, x, w)
+...     return d_x,''').body[0]
+>>> print(to_source(LeanArrayAdjoints({"d_x"}).run(fn)).strip())
+def f_rev(x, w, tape, d_out):
+    d_x = rt.matmul_dx(d_out, x, w)
+    return d_x,
+"""
+import gast
+
+from srcad.passes import ir
+
+# helpers whose result is a new array shaped like their argument at this position
+_FRESH_LIKE = {"rt.matmul_dx": 1, "rt.matmul_dy": 2}
+# ... and those that may return their first argument itself (copied, unless that argument
+# is itself a new array: arithmetic, a selection)
+_SHAPED_LIKE = {"rt.unbroadcast": 1}
+
+
+def _first_assignments(stmts):
+    """`d = np.zeros_like(v)` whose first use, in this straight-line list, is
+    `d += <an array shaped like v>` becomes one assignment: no zero fill, one pass less
+    over the array. Inside loops and branches nothing changes."""
+    out, inits = list(stmts), {}
+    for k, s in enumerate(out):
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) \
+                and isinstance(s.value, gast.Call) \
+                and ir.dotted_text(s.value.func) == "np.zeros_like" \
+                and isinstance(s.value.args[0], gast.Name):
+            inits[s.targets[0].id] = (k, s.value.args[0].id)
+            continue
+        for d in sorted({n.id for n in gast.walk(s) if isinstance(n, gast.Name)} & set(inits)):
+            k0, v = inits.pop(d)
+            value = _shaped_value(s, d, v)
+            if value is not None:
+                out[k0], out[k] = None, ir.assign(d, value, like=s)
+    return [s for s in out if s is not None]
+
+
+# helpers that also come in a form adding into their first argument, in place
+_IN_PLACE = {"rt.prod_adjoint": "rt.prod_adjoint_add"}
+
+
+def _in_place(stmts, arrays):
+    """`d += f(...)` for an array adjoint `d` (in `arrays`) and f in `_IN_PLACE` becomes
+    `f_add(d, ...)`: no new array for the term. In nested blocks too."""
+    out = []
+    for s in stmts:
+        for field in ("body", "orelse"):
+            if isinstance(s, (gast.If, gast.For, gast.While)):
+                setattr(s, field, _in_place(getattr(s, field), arrays))
+        if isinstance(s, gast.AugAssign) and isinstance(s.op, gast.Add) \
+                and isinstance(s.target, gast.Name) and s.target.id in arrays \
+                and isinstance(s.value, gast.Call) and not s.value.keywords \
+                and ir.dotted_text(s.value.func) in _IN_PLACE:
+            call = ir.call(_IN_PLACE[ir.dotted_text(s.value.func)], ir.name(s.target.id),
+                           *s.value.args)
+            s = gast.copy_location(gast.Expr(value=call), s)
+        out.append(s)
+    return out
+
+
+def _shaped_value(s, d, v):
+    """The value `s` adds to `d` when `s` is `d += f(...)` with f's result a fresh array
+    shaped like `v` (or a copy of one), else None."""
+    if not (isinstance(s, gast.AugAssign) and isinstance(s.op, gast.Add)
+            and isinstance(s.target, gast.Name) and s.target.id == d
+            and isinstance(s.value, gast.Call)):
+        return None
+    e = s.value
+    if any(isinstance(n, gast.Name) and n.id == d for n in gast.walk(e)):
+        return None
+    text = ir.dotted_text(e.func)
+    pos = _FRESH_LIKE.get(text, _SHAPED_LIKE.get(text))
+    if pos is None or len(e.args) <= pos or not isinstance(e.args[pos], gast.Name) \
+            or e.args[pos].id != v:
+        return None
+    g = e.args[0]
+    fresh = isinstance(g, (gast.BinOp, gast.UnaryOp)) or (
+        isinstance(g, gast.Call) and ir.dotted_text(g.func) == "rt.select")
+    if text in _SHAPED_LIKE and not fresh:  # g itself may come back: copy it
+        return gast.Call(func=gast.Attribute(value=e, attr="copy", ctx=gast.Load()),
+                         args=[], keywords=[])
+    return e
+
+
+class LeanArrayAdjoints:
+    """Transformation of one reverse sweep (see the module); `arrays` are the names of its
+    array adjoints."""
+
+    needs = ("kinds", "adjoint_names")
+    provides = ()
+
+    def __init__(self, arrays):
+        self.arrays = set(arrays)
+
+    def run(self, fnode):
+        fnode.body = _in_place(_first_assignments(fnode.body), self.arrays)
+        return fnode
