@@ -35,7 +35,8 @@ class Context:
     augmented: set = field(default_factory=set)  # assignments that were `x op= e`
     # SplitReturns
     return_values: list = field(default_factory=list)  # variables holding the return value
-    # ToANF
+    # ResolveCalls
+    calls: dict = field(default_factory=dict)  # call node -> its CallSite
     user_functions: dict = field(default_factory=dict)  # helper name -> function
     custom_calls: dict = field(default_factory=dict)  # name -> (fn, its defvjp rule's name)
     custom_tangents: dict = field(default_factory=dict)  # name -> its defjvp rule's name

@@ -22,6 +22,7 @@ from srcad.passes.lower_comprehensions import LowerComprehensions
 from srcad.passes.lower_loop_exits import LowerLoopExits
 from srcad.passes.record_control import RecordControl
 from srcad.passes.rename_reserved import RenameReserved
+from srcad.passes.resolve_calls import ResolveCalls
 from srcad.passes.resolve_names import ResolveNames
 from srcad.passes.reverse_ad import ReverseAD
 from srcad.passes.safe_reassociation import SafeReassociation
@@ -51,6 +52,7 @@ def normalize_steps(ctx):
         (RenameReserved, lambda f: RenameReserved(ctx).run(f)),
         (ExpandAugAssign, lambda f: ExpandAugAssign(ctx).visit(f)),
         (SplitReturns, lambda f: SplitReturns(ctx).run(f)),
+        (ResolveCalls, lambda f: ResolveCalls(ctx).run(f)),
         (ToANF, lambda f: ToANF(ctx).run(f)),
         (CommonSubexpressions, lambda f: CommonSubexpressions(ctx).run(f)),
         (LowerLoopExits, lambda f: LowerLoopExits(ctx).run(f)),

@@ -19,24 +19,40 @@ def show(pass_cls, source):
     print(to_source(pass_cls(_Ctx(fnode)).run(fnode)).rstrip())
 
 
-def show_anf(source):
-    """Print the function in `source` after ToANF (names resolved in a math/numpy module)."""
-    import math  # noqa: F401  (resolved by name below)
+def _parsed(source):
+    """A context for the function in `source`, its names resolved in a math/numpy module."""
+    import math
 
-    import numpy as np  # noqa: F401
+    import numpy as np
 
     from srcad.passes.resolve_names import ResolveNames
-    from srcad.passes.to_anf import ToANF
     from srcad.source import FunctionSource
 
     namespace = {"math": math, "np": np}
     exec(compile(textwrap.dedent(source), "<doctest>", "exec"), namespace)
     fn = next(v for k, v in namespace.items() if callable(v) and k not in ("math", "np"))
-
     fsrc = FunctionSource.__new__(FunctionSource)
     fsrc.fn, fsrc.name, fsrc.filename, fsrc.offset = fn, fn.__name__, "<doctest>", 0
     fsrc.lines = textwrap.dedent(source).splitlines(True)
     fsrc.node = gast.parse(textwrap.dedent(source)).body[0]
     ctx = _Ctx(fsrc.node)
-    ctx.fsrc, ctx.resolve, ctx.user_functions = fsrc, ResolveNames(fsrc), {}
-    print(to_source(ToANF(ctx).run(fsrc.node)).rstrip())
+    ctx.fsrc, ctx.resolve = fsrc, ResolveNames(fsrc)
+    return ctx
+
+
+def show_resolved(source):
+    """Print the function in `source` after ResolveCalls."""
+    from srcad.passes.resolve_calls import ResolveCalls
+
+    ctx = _parsed(source)
+    print(to_source(ResolveCalls(ctx).run(ctx.fsrc.node)).rstrip())
+
+
+def show_anf(source):
+    """Print the function in `source` after ResolveCalls and ToANF."""
+    from srcad.passes.resolve_calls import ResolveCalls
+    from srcad.passes.to_anf import ToANF
+
+    ctx = _parsed(source)
+    fnode = ResolveCalls(ctx).run(ctx.fsrc.node)
+    print(to_source(ToANF(ctx).run(fnode)).rstrip())

@@ -1,31 +1,17 @@
 """ToANF: one operation per statement, every operand a name or a constant."""
-import builtins
 import copy
 import inspect
-import math
 import numbers
-import types
 
 import gast
 import numpy as np
 
-from srcad import custom
-from srcad.errors import NoRuleError, UnsupportedError
+from srcad.errors import UnsupportedError
 from srcad.passes import ir
+from srcad.passes.resolve_calls import CallSite
 from srcad.rules import registry
 
 _ATTRS = {"shape", "size", "ndim"}
-
-
-_LIBRARIES = ("numpy", "math", "scipy", "numba", "builtins", "srcad")
-
-
-def is_user_function(obj):
-    """A plain Python function of the user's (not one of NumPy's written in Python)."""
-    fn = getattr(obj, "py_func", obj)
-    module = (getattr(fn, "__module__", None) or "").split(".")[0]
-    return isinstance(fn, types.FunctionType) and registry.lookup(obj) is None \
-        and module not in _LIBRARIES
 
 
 class ToANF:
@@ -59,8 +45,8 @@ class ToANF:
         return tmp6
     """
 
-    needs = ("resolve", "augmented")
-    provides = ("user_functions", "custom_calls", "custom_tangents")
+    needs = ("resolve", "augmented", "calls")
+    provides = ()
 
     def __init__(self, ctx):
         self.ctx = ctx
@@ -158,18 +144,27 @@ class ToANF:
         if not ir.contains(node.body, (gast.Break, gast.Continue)):
             for elt in node.iter.elts:
                 out += self.stmt_Assign(ir.assign(node.target.id, elt, like=node))
-                out += self.block([copy.deepcopy(s) for s in node.body])
+                out += self.block(self.copied(node.body))
             return out
         flag = self.ctx.namer.fresh("broke")
         out += self.stmt_Assign(ir.assign(flag, ir.const(False), like=node))
         for elt in node.iter.elts:
             body = [ir.assign(node.target.id, elt, like=node)]
-            body = self.block(body + _flag_breaks([copy.deepcopy(s) for s in node.body], flag))
+            body = self.block(body + _flag_breaks(self.copied(node.body), flag))
             once = gast.Call(func=ir.name("range"), args=[ir.const(1)], keywords=[])
             loop = gast.For(target=ir.name(self.ctx.namer.fresh("k"), store=True), iter=once,
                             body=body, orelse=[], type_comment=None)
             pre, test = self.atom(ir.not_(ir.name(flag)))
             out += pre + [ir.if_(test, [gast.copy_location(loop, node)], like=node)]
+        return out
+
+    def copied(self, stmts):
+        """Deep copies of `stmts` whose calls keep their `CallSite`s."""
+        out = [copy.deepcopy(s) for s in stmts]
+        for a, b in zip(gast.walk(gast.Module(body=stmts, type_ignores=[])),
+                        gast.walk(gast.Module(body=out, type_ignores=[]))):
+            if a in self.ctx.calls:
+                self.ctx.calls[b] = self.ctx.calls[a]
         return out
 
     def snapshot_items(self, node):
@@ -456,66 +451,33 @@ class ToANF:
         return pre + more, gast.Subscript(value=value, slice=index, ctx=gast.Load())
 
     def op_Call(self, expr, resolved=None):
-        func = expr.func
-        args = list(expr.args)
-        if resolved is None:
-            text = ir.dotted_text(func)
-            if text is None or self.local(text.split(".")[0]):
-                method = registry.by_method(func.attr) if isinstance(func, gast.Attribute) \
-                    else None
-                if method is None:
-                    raise self.error(f"the call `{text or type(func).__name__}(...)` is not "
-                                     "supported", self.stmt_line,
-                                     "call module-level functions, numpy or math; methods: "
-                                     + ", ".join(registry.methods()))
-                resolved = method.name
-                args = [func.value] + args
-                if func.attr == "reshape" and len(args) > 2:
-                    args = [args[0], gast.Tuple(elts=args[1:], ctx=gast.Load())]
-            elif self.resolve.lookup(text) is builtins.sum and _one_literal(args, expr.keywords):
-                return self.op(_sum_of(args[0].elts))
-            else:
-                resolved = self.callee(text)
-            if resolved == "math.log" and len(args) == 2 and not expr.keywords:
-                def log(a):
-                    return gast.Call(func=ir.dotted("math.log"), args=[a], keywords=[])
-                return self.op_BinOp(gast.BinOp(left=log(args[0]), op=gast.Div(),
-                                                right=log(args[1])))
+        """A call whose callee ResolveCalls recorded (`ctx.calls`), or one this pass makes
+        of a `resolved` rule name, with its arguments as atoms."""
+        site = self.ctx.calls.get(expr)
+        if site is None:
             rule = registry.by_name(resolved)
-            if rule is not None and rule.parts:
-                return self.parts(rule, args, expr.keywords)
-            literal = _one_literal(args, expr.keywords)
-            if resolved in ("min", "max") and literal is not None and len(literal.elts) > 1:
-                args = list(literal.elts)
-            if rule is not None:
-                args = [_as_array(a) if p in _ARRAY_PARAMS else a
-                        for a, p in zip(args, rule.params[1:])] + args[len(rule.params) - 1:]
-            if resolved in ("min", "max") and len(args) > 2 and not expr.keywords:
-                inner = gast.Call(func=expr.func, args=args[:-1], keywords=[])
-                args = [inner, args[-1]]
-        if any(isinstance(a, gast.Starred) for a in args):
-            raise self.error("`*args` in calls is not supported", self.stmt_line)
+            site = CallSite("rule", resolved, rule)
+        if site.rule is not None and site.rule.parts:
+            return self.parts(site.rule, expr.args, expr.keywords)
         pre, atoms = [], []
-        for a in args:
+        for a in expr.args:
             more, at = (self.op_Tuple(a) if isinstance(a, (gast.Tuple, gast.List))
                         else self.atom(a))
             pre += more
             atoms.append(at)
-        if resolved in self.ctx.user_functions:
-            more, call = self.user_call_args(resolved, atoms, expr)
+        if site.kind == "user":
+            more, call = self.user_call_args(site.name, atoms, expr)
+            self.ctx.calls[call] = site
             return pre + more, call
         keywords = []
         for kw in expr.keywords:
-            if kw.arg == "dtype":
-                keywords.append(gast.keyword(arg="dtype", value=self.dtype(kw.value)))
-                continue
-            if kw.arg is None:
-                raise self.error("`**kwargs` in calls is not supported", self.stmt_line)
             more, at = (self.op_Tuple(kw.value) if isinstance(kw.value, (gast.Tuple, gast.List))
                         else self.atom(kw.value))
             pre += more
             keywords.append(gast.keyword(arg=kw.arg, value=at))
-        return pre, gast.Call(func=ir.dotted(resolved), args=atoms, keywords=keywords)
+        call = gast.Call(func=ir.dotted(site.name), args=atoms, keywords=keywords)
+        self.ctx.calls[call] = site
+        return pre, call
 
     def parts(self, rule, args, keywords):
         """A tuple-valued call (`registry.parts`) as the tuple of its items' calls."""
@@ -528,18 +490,6 @@ class ToANF:
             pre += more + [ir.assign(tmp, call, like=self.stmt_line)]
             items.append(ir.name(tmp))
         return pre, gast.Tuple(elts=items, ctx=gast.Load())
-
-    def dtype(self, node):
-        """A `dtype=` argument as the NumPy type it names (`float` is `np.float64`)."""
-        text = ir.dotted_text(node)
-        obj = self.resolve.lookup(text) if text else self.resolve.MISSING
-        kinds = {float: "np.float64", int: "np.int64", bool: "np.bool_"}
-        if obj in kinds:
-            return ir.dotted(kinds[obj])
-        if isinstance(obj, type) and issubclass(obj, np.generic):
-            return ir.dotted("np." + obj.__name__)
-        raise self.error("`dtype=` must name a type such as float, int, np.float64",
-                         self.stmt_line)
 
     def user_call_args(self, name, atoms, expr):
         """([], call) with every parameter of the user's function passed by position:
@@ -569,41 +519,6 @@ class ToANF:
                 slots[k] = ir.const(float(default) if isinstance(default, float) else default)
         return pre, gast.Call(func=ir.dotted(name), args=slots, keywords=[])
 
-    def callee(self, text):
-        obj = self.resolve.lookup(text)
-        if obj is self.resolve.MISSING:
-            raise self.error(f"`{text}` is not defined", self.stmt_line)
-        vjp_rule, jvp_rule = custom.lookup(obj), custom.lookup_jvp(obj)
-        if vjp_rule is not None or jvp_rule is not None:
-            fn = obj
-            stem = getattr(fn, "__name__", "custom")
-            name = self.ctx.program.external(fn, stem + "_custom")
-            program = self.ctx.program
-            self.ctx.custom_calls[name] = (
-                fn, program.external(vjp_rule[1], stem + "_vjp") if vjp_rule else None)
-            self.ctx.custom_tangents[name] = \
-                program.external(jvp_rule[1], stem + "_jvp") if jvp_rule else None
-            return name
-        rule = registry.lookup(obj)
-        if rule is not None:
-            return rule.name
-        if is_user_function(obj):
-            fn = getattr(obj, "py_func", obj)
-            known = self.ctx.user_functions.setdefault(fn.__name__, fn)
-            if known is not fn:
-                raise self.error(f"two different functions are both called `{fn.__name__}`",
-                                 self.stmt_line, "rename one of them")
-            return fn.__name__
-        if isinstance(obj, (numbers.Number, np.ndarray)):
-            raise self.error(f"`{text}` is a value, not a function", self.stmt_line)
-        where = "math" if getattr(obj, "__module__", None) == "math" or obj in vars(math).values() \
-            else "numpy"
-        raise self.error(f"no derivative rule for `{text}`", self.stmt_line,
-                         f"srcad has no rule for this function; write it with supported {where} "
-                         "functions in a module-level helper, or compute it outside the "
-                         "differentiated function", NoRuleError)
-
-
 def _flag_breaks(stmts, flag):
     """`stmts` with each `break` of their own loop preceded by `flag = True`."""
     out = []
@@ -614,32 +529,3 @@ def _flag_breaks(stmts, flag):
             s.body, s.orelse = _flag_breaks(s.body, flag), _flag_breaks(s.orelse, flag)
         out.append(s)
     return out
-
-
-# parameters of NumPy rules that take an array: a list or tuple literal passed there is
-# the array NumPy makes of it (`np.sum([1.0, a * a])`)
-_ARRAY_PARAMS = ("x", "y")
-
-
-def _as_array(arg):
-    if not isinstance(arg, (gast.List, gast.Tuple)):
-        return arg
-    return gast.Call(func=ir.dotted("np.array"), args=[gast.List(elts=arg.elts,
-                                                                 ctx=gast.Load())],
-                     keywords=[])
-
-
-def _one_literal(args, keywords):
-    """The list or tuple literal that is a call's only argument, or None."""
-    if len(args) == 1 and not keywords and isinstance(args[0], (gast.List, gast.Tuple)) and \
-            not any(isinstance(e, gast.Starred) for e in args[0].elts):
-        return args[0]
-    return None
-
-
-def _sum_of(elts):
-    """`sum([a, b, c])` as Python computes it: `((0 + a) + b) + c`."""
-    total = ir.const(0)
-    for e in elts:
-        total = gast.BinOp(left=total, op=gast.Add(), right=e)
-    return total

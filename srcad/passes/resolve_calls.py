@@ -1,0 +1,233 @@
+"""ResolveCalls: what every call is, decided once.
+
+Each call names its callee the way the generated code calls it: a rule's canonical name
+(`np.sin`, `rt.mean`), a user helper's name, or the module-level name of a function with a
+custom rule; and `ctx.calls` records, per call node, a `CallSite`: which of those it is.
+Later passes dispatch on that record. On the way, spellings become the call they mean:
+methods (`x.sum()` is `np.sum(x)`), `x.T` (`np.transpose(x)`), `math.log(x, b)` (a
+quotient of logarithms), `sum([a, b])` of a literal (`0 + a + b`, as Python adds),
+`max([a, b, c])` and `max(a, b, c)` (nested pairs), a `dtype=` type (`np.float64` for
+`float`), and a list or tuple literal where a NumPy rule takes an array (`np.array`).
+
+>>> from srcad.passes.testing import show_resolved
+>>> show_resolved('''
+... def f(x, w):
+...     a = math.log(x.sum(), 2.0)
+...     return a + max([w, 1.0, x.T.mean()])''')
+def f(x, w):
+    a = math.log(np.sum(x)) / math.log(2.0)
+    return a + max(max(w, 1.0), rt.mean(np.transpose(x)))
+"""
+import builtins
+import math
+import numbers
+import types
+from dataclasses import dataclass
+
+import gast
+import numpy as np
+
+from srcad import custom
+from srcad.errors import NoRuleError, UnsupportedError
+from srcad.passes import ir
+from srcad.rules import registry
+
+# parameters of NumPy rules that take an array: a list or tuple literal passed there is
+# the array NumPy makes of it (`np.sum([1.0, a * a])`)
+_ARRAY_PARAMS = ("x", "y")
+
+
+_LIBRARIES = ("numpy", "math", "scipy", "numba", "builtins", "srcad")
+
+
+def is_user_function(obj):
+    """A plain Python function of the user's (not one of NumPy's written in Python)."""
+    fn = getattr(obj, "py_func", obj)
+    module = (getattr(fn, "__module__", None) or "").split(".")[0]
+    return isinstance(fn, types.FunctionType) and registry.lookup(obj) is None \
+        and module not in _LIBRARIES
+
+
+@dataclass(frozen=True)
+class CallSite:
+    """What a call is: `kind` "rule" (`rule` is its Rule), "user" (a helper of the user's,
+    differentiated in turn) or "custom" (a function with a defvjp/defjvp rule); `name`
+    is how the generated code calls it."""
+
+    kind: str
+    name: str
+    rule: object = None
+
+
+class ResolveCalls(gast.NodeTransformer):
+    """Transformation and analysis (see the module): every call names its callee and has
+    a `CallSite` in `ctx.calls`."""
+
+    needs = ("resolve",)
+    provides = ("calls", "user_functions", "custom_calls", "custom_tangents")
+
+    def __init__(self, ctx):
+        self.ctx = ctx
+        self.resolve = ctx.resolve
+        self.stmt = None
+
+    def run(self, fnode):
+        for stmt in fnode.body:
+            self.statement(stmt)
+        return fnode
+
+    def statement(self, stmt):
+        """Resolve the calls of `stmt` (and of the statements nested in it)."""
+        if isinstance(stmt, gast.stmt):
+            self.stmt = stmt
+        for field, value in gast.iter_fields(stmt):
+            if isinstance(value, list) and value and isinstance(value[0], gast.stmt):
+                for s in value:
+                    self.statement(s)
+                self.stmt = stmt
+            elif field == "iter" and _is_range(value, self.resolve):
+                value.args = [self.visit(a) for a in value.args]  # a loop's own range
+            elif isinstance(value, gast.expr):
+                setattr(stmt, field, self.visit(value))
+            elif isinstance(value, list):
+                setattr(stmt, field, [self.visit(v) if isinstance(v, gast.expr) else v
+                                      for v in value])
+
+    def error(self, message, hint=None, cls=UnsupportedError):
+        return self.ctx.fsrc.error(message, self.stmt, hint, cls)
+
+    def local(self, name):
+        return name not in self.resolve.free
+
+    def visit_Attribute(self, node):
+        self.generic_visit(node)
+        if node.attr == "T":
+            return self.site(ir.call("np.transpose", node.value), "rule",
+                             registry.by_name("np.transpose"))
+        return node
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if any(isinstance(a, gast.Starred) for a in node.args):
+            raise self.error("`*args` in calls is not supported")
+        if any(kw.arg is None for kw in node.keywords):
+            raise self.error("`**kwargs` in calls is not supported")
+        text = ir.dotted_text(node.func)
+        args = list(node.args)
+        if text is None or self.local(text.split(".")[0]):
+            rule = registry.by_method(node.func.attr) \
+                if isinstance(node.func, gast.Attribute) else None
+            if rule is None:
+                raise self.error(f"the call `{text or type(node.func).__name__}(...)` is not "
+                                 "supported", "call module-level functions, numpy or math; "
+                                 "methods: " + ", ".join(registry.methods()))
+            args = [node.func.value] + args
+            if node.func.attr == "reshape" and len(args) > 2:
+                args = [args[0], gast.Tuple(elts=args[1:], ctx=gast.Load())]
+            return self.rule_call(rule, args, node.keywords)
+        obj = self.resolve.lookup(text)
+        literal = _one_literal(args, node.keywords)
+        if obj is builtins.sum and literal is not None:
+            return _sum_of(literal.elts)
+        kind, name = self.callee(text, obj)
+        if kind == "rule":
+            return self.rule_call(registry.by_name(name), args, node.keywords)
+        return self.site(gast.Call(func=ir.dotted(name), args=args, keywords=node.keywords),
+                         kind)
+
+    def rule_call(self, rule, args, keywords):
+        """A call of `rule` with these arguments, in the spelling the rule takes."""
+        if rule.name == "math.log" and len(args) == 2 and not keywords:
+            def log(a):
+                return self.site(ir.call("math.log", a), "rule", rule)
+            return gast.BinOp(left=log(args[0]), op=gast.Div(), right=log(args[1]))
+        literal = _one_literal(args, keywords)
+        if rule.name in ("min", "max") and literal is not None and len(literal.elts) > 1:
+            args = list(literal.elts)
+        if rule.name in ("min", "max") and len(args) > 2 and not keywords:
+            args = [self.rule_call(rule, args[:-1], []), args[-1]]
+        if not rule.parts:
+            args = [_as_array(a) if p in _ARRAY_PARAMS else a
+                    for a, p in zip(args, rule.params[1:])] + args[len(rule.params) - 1:]
+        keywords = [gast.keyword(arg="dtype", value=self.dtype(kw.value))
+                    if kw.arg == "dtype" else kw for kw in keywords]
+        return self.site(gast.Call(func=ir.dotted(rule.name), args=args, keywords=keywords),
+                         "rule", rule)
+
+    def site(self, call, kind, rule=None):
+        self.ctx.calls[call] = CallSite(kind, ir.dotted_text(call.func), rule)
+        for a in call.args:
+            if isinstance(a, gast.Call) and a not in self.ctx.calls:  # made here: np.array
+                self.site(a, "rule", registry.by_name(ir.dotted_text(a.func)))
+        return call
+
+    def dtype(self, node):
+        """A `dtype=` argument as the NumPy type it names (`float` is `np.float64`)."""
+        text = ir.dotted_text(node)
+        obj = self.resolve.lookup(text) if text else self.resolve.MISSING
+        kinds = {float: "np.float64", int: "np.int64", bool: "np.bool_"}
+        if obj in kinds:
+            return ir.dotted(kinds[obj])
+        if isinstance(obj, type) and issubclass(obj, np.generic):
+            return ir.dotted("np." + obj.__name__)
+        raise self.error("`dtype=` must name a type such as float, int, np.float64")
+
+    def callee(self, text, obj):
+        """(kind, name) of the function `text` names, or a SrcadError."""
+        if obj is self.resolve.MISSING:
+            raise self.error(f"`{text}` is not defined")
+        vjp_rule, jvp_rule = custom.lookup(obj), custom.lookup_jvp(obj)
+        if vjp_rule is not None or jvp_rule is not None:
+            stem = getattr(obj, "__name__", "custom")
+            program = self.ctx.program
+            name = program.external(obj, stem + "_custom")
+            self.ctx.custom_calls[name] = (
+                obj, program.external(vjp_rule[1], stem + "_vjp") if vjp_rule else None)
+            self.ctx.custom_tangents[name] = \
+                program.external(jvp_rule[1], stem + "_jvp") if jvp_rule else None
+            return "custom", name
+        rule = registry.lookup(obj)
+        if rule is not None:
+            return "rule", rule.name
+        if is_user_function(obj):
+            fn = getattr(obj, "py_func", obj)
+            known = self.ctx.user_functions.setdefault(fn.__name__, fn)
+            if known is not fn:
+                raise self.error(f"two different functions are both called `{fn.__name__}`",
+                                 "rename one of them")
+            return "user", fn.__name__
+        if isinstance(obj, (numbers.Number, np.ndarray)):
+            raise self.error(f"`{text}` is a value, not a function")
+        where = "math" if getattr(obj, "__module__", None) == "math" or \
+            obj in vars(math).values() else "numpy"
+        raise self.error(f"no derivative rule for `{text}`",
+                         f"srcad has no rule for this function; write it with supported "
+                         f"{where} functions in a module-level helper, or compute it outside "
+                         "the differentiated function", NoRuleError)
+
+
+def _is_range(node, resolve):
+    return isinstance(node, gast.Call) and ir.dotted_text(node.func) == "range" \
+        and resolve.lookup("range") is range
+
+
+def _as_array(arg):
+    if not isinstance(arg, (gast.List, gast.Tuple)):
+        return arg
+    return ir.call("np.array", gast.List(elts=arg.elts, ctx=gast.Load()))
+
+
+def _one_literal(args, keywords):
+    """The list or tuple literal that is a call's only argument, or None."""
+    if len(args) == 1 and not keywords and isinstance(args[0], (gast.List, gast.Tuple)) and \
+            not any(isinstance(e, gast.Starred) for e in args[0].elts):
+        return args[0]
+    return None
+
+
+def _sum_of(elts):
+    """`sum([a, b, c])` as Python computes it: `((0 + a) + b) + c`."""
+    total = ir.const(0)
+    for e in elts:
+        total = gast.BinOp(left=total, op=gast.Add(), right=e)
+    return total
