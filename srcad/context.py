@@ -85,6 +85,23 @@ class Context:
             self.seed = self.namer.fresh("d_out", numbered=False)
             self.tape_param = self.namer.fresh("tape", numbered=False)
 
+    def site(self, call):
+        """The `CallSite` of a call node: what ResolveCalls recorded, or, for a call a later
+        pass made (a copy, say), what the name it calls is."""
+        known = self.calls.get(call)
+        if known is not None:
+            return known
+        from srcad.passes import ir
+        from srcad.passes.resolve_calls import CallSite
+        from srcad.rules import registry
+
+        name = ir.dotted_text(call.func)
+        if name in self.user_functions:
+            return CallSite("user", name)
+        if name in self.custom_calls:
+            return CallSite("custom", name)
+        return CallSite("rule", name, registry.by_name(name))
+
     def d(self, name):
         """The adjoint's name for variable `name` (`d_x` for `x`, unless that is taken)."""
         if name not in self.adjoint_names:

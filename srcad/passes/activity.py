@@ -3,7 +3,6 @@ import gast
 
 from srcad.errors import UnsupportedError
 from srcad.kinds import TupleKind
-from srcad.passes import ir
 from srcad.rules import registry
 
 
@@ -35,11 +34,10 @@ def bound_args(op, ctx):
     if isinstance(op, gast.UnaryOp):
         return registry.by_name("op." + type(op.op).__name__), {"x": op.operand}
     if isinstance(op, gast.Call):
-        text = ir.dotted_text(op.func)
-        if text in ctx.user_functions or text in ctx.custom_calls:
+        site = ctx.site(op)
+        if site.kind != "rule":
             return None, None
-        rule = registry.by_name(text)
-        return rule, rule.bind(op.args, op.keywords, lambda m: ValueError(m))
+        return site.rule, site.rule.bind(op.args, op.keywords, lambda m: ValueError(m))
     return None, None
 
 
@@ -51,8 +49,7 @@ def diff_operands(op, ctx):
         return [op.value.id]
     if isinstance(op, (gast.Tuple, gast.List)):
         return names(op.elts)
-    if isinstance(op, gast.Call) and (ir.dotted_text(op.func) in ctx.user_functions or
-                                      ir.dotted_text(op.func) in ctx.custom_calls):
+    if isinstance(op, gast.Call) and ctx.site(op).kind != "rule":
         return names(op.args)
     rule, bound = bound_args(op, ctx)
     if rule is None:
@@ -78,7 +75,7 @@ class Activity:
     results of rules without derivatives (comparisons, floor, constructors).
     """
 
-    needs = ("kinds", "custom_calls", "user_functions")
+    needs = ("kinds", "custom_calls", "user_functions", "calls")
     provides = ("active", "varied")
 
     def __init__(self, ctx, wrt_names):

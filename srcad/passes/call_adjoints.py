@@ -23,8 +23,8 @@ class CallAdjoints:
         """(specialization, active) for `t = g(...)` with g the user's, else None."""
         if not isinstance(s.value, gast.Call):
             return None
-        text = ir.dotted_text(s.value.func)
-        if text not in self.ctx.user_functions:
+        site = self.ctx.site(s.value)
+        if site.kind != "user":
             return None
         args = s.value.args
         kinds = tuple(self.ctx.kinds[a.id] if isinstance(a, gast.Name) else
@@ -33,13 +33,12 @@ class CallAdjoints:
                     and a.id in self.ctx.varied and self.ctx.kinds[a.id].is_float)
         outs = self.targets(s)
         useful = any(t in self.ctx.active for t in outs)
-        spec = self.ctx.program.specialize(self.ctx.user_functions[text], kinds, s,
+        spec = self.ctx.program.specialize(self.ctx.user_functions[site.name], kinds, s,
                                            self.ctx.fsrc, wrt=wrt if useful else ())
         return spec, bool(useful and wrt)
 
     def custom_call(self, s):
-        return isinstance(s.value, gast.Call) and \
-            ir.dotted_text(s.value.func) in self.ctx.custom_calls
+        return isinstance(s.value, gast.Call) and self.ctx.site(s.value).kind == "custom"
 
     def reverse_custom(self, s):
         """`t = f(args)` with a defvjp rule: the rule gives one cotangent per argument."""

@@ -27,7 +27,7 @@ class CheckAliases:
     right on the tape. Sets `ctx.written`, the arrays written element by element.
     """
 
-    needs = ("kinds", "augmented", "user_functions")
+    needs = ("kinds", "augmented", "user_functions", "calls")
     provides = ("written", "materialize")
 
     def __init__(self, ctx):
@@ -108,7 +108,7 @@ class CheckAliases:
             text = ir.dotted_text(value.func)
             if registry.is_view(text) and value.args and isinstance(value.args[0], gast.Name):
                 return {value.args[0].id}
-            if text in self.ctx.user_functions and self.returns_argument(text, value):
+            if self.ctx.site(value).kind == "user" and self.returns_argument(text, value):
                 return {a.id for a in value.args
                         if isinstance(a, gast.Name) and _holds_arrays(kinds.get(a.id))}
         return set()
@@ -174,8 +174,7 @@ class CheckAliases:
     def copy_or_refuse(self, view, src, s):
         if isinstance(s.targets[0], gast.Name) and not isinstance(
                 self.ctx.kinds.get(view), TupleKind) and not (
-                isinstance(s.value, gast.Call) and
-                ir.dotted_text(s.value.func) in self.ctx.user_functions):
+                isinstance(s.value, gast.Call) and self.ctx.site(s.value).kind == "user"):
             self.ctx.materialize.add(s)
         else:
             self.refuse(view, src, self.writes.get(view, self.writes.get(src))[0][2], s)

@@ -52,7 +52,7 @@ class ForwardAD:
     """
 
     needs = ("kinds", "varied", "written", "materialize", "return_values", "user_functions",
-             "custom_calls", "custom_tangents")
+             "custom_calls", "custom_tangents", "calls")
     provides = ("tangent_names",)
 
     def __init__(self, ctx, params, wrt, name):
@@ -131,11 +131,11 @@ class ForwardAD:
             lhs = to_source(gast.Expr(value=gast.Subscript(
                 value=ir.name(self.t(x)), slice=target.slice, ctx=gast.Load()))).strip()
             return [s] + _stmts(f"{lhs} = {self.tangent_of(op)}")
-        text = ir.dotted_text(op.func) if isinstance(op, gast.Call) else None
-        if text in self.ctx.user_functions:
-            return self.call(s, text)
-        if text in self.ctx.custom_calls and self.targets_varied(s):
-            return self.custom(s, text)
+        site = self.ctx.site(op) if isinstance(op, gast.Call) else None
+        if site is not None and site.kind == "user":
+            return self.call(s, site.name)
+        if site is not None and site.kind == "custom" and self.targets_varied(s):
+            return self.custom(s, site.name)
         primal = [s]
         if s in self.ctx.materialize:
             primal = [ir.assign(target, gast.Call(func=gast.Attribute(

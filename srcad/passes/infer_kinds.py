@@ -16,7 +16,7 @@ class InferKinds:
     (`ctx.program.specialize`). Also records `ctx.return_kind`.
     """
 
-    needs = ("user_functions", "custom_calls")
+    needs = ("user_functions", "custom_calls", "calls")
     provides = ("kinds", "item_kinds", "return_kind")
 
     def __init__(self, ctx, arg_kinds):
@@ -174,8 +174,9 @@ class InferKinds:
         return k.with_(ndim=ndim)
 
     def kind_Call(self, e):
-        text = ir.dotted_text(e.func)
-        if text in self.ctx.user_functions:
+        site = self.ctx.site(e)
+        text = site.name
+        if site.kind == "user":
             arg_kinds = [self.expr(a) for a in e.args]
             if None in arg_kinds:
                 return None
@@ -185,9 +186,9 @@ class InferKinds:
             callee = self.ctx.program.specialize(self.ctx.user_functions[text],
                                                  tuple(arg_kinds), self.node, self.ctx.fsrc)
             return callee.return_kind
-        if text in self.ctx.custom_calls:
+        if site.kind == "custom":
             return self.custom_kind(text, e)
-        rule = registry.by_name(text)
+        rule = site.rule
         bound = rule.bind(e.args, e.keywords, lambda m: self.error(m, self.node))
         return self.rule_kind(rule, bound)
 

@@ -12,10 +12,10 @@ quotient of logarithms), `sum([a, b])` of a literal (`0 + a + b`, as Python adds
 >>> from srcad.passes.testing import show_resolved
 >>> show_resolved('''
 ... def f(x, w):
-...     a = math.log(x.sum(), 2.0)
+...     a = sum([x.sum(), w])
 ...     return a + max([w, 1.0, x.T.mean()])''')
 def f(x, w):
-    a = math.log(np.sum(x)) / math.log(2.0)
+    a = 0 + np.sum(x) + w
     return a + max(max(w, 1.0), rt.mean(np.transpose(x)))
 """
 import builtins
@@ -137,7 +137,7 @@ class ResolveCalls(gast.NodeTransformer):
 
     def rule_call(self, rule, args, keywords):
         """A call of `rule` with these arguments, in the spelling the rule takes."""
-        if rule.name == "math.log" and len(args) == 2 and not keywords:
+        if rule is registry.lookup(math.log) and len(args) == 2 and not keywords:
             def log(a):
                 return self.site(ir.call("math.log", a), "rule", rule)
             return gast.BinOp(left=log(args[0]), op=gast.Div(), right=log(args[1]))

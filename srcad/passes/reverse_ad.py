@@ -36,7 +36,7 @@ class ReverseAD(TapeLayout, LoopReplay, CallAdjoints):
     needs = ("active", "varied", "kinds", "item_kinds", "written", "materialize", "loops",
              "needed", "pushed", "elem_saved", "fresh_defs", "loop_var_changed",
              "saved_loop_vars", "replay", "recompute", "return_values", "user_functions",
-             "custom_calls")
+             "custom_calls", "calls")
     provides = ("tape_slots", "stacked", "view_adjoints")
 
     def __init__(self, ctx, params, wrt, fwd_name, rev_name):

@@ -95,7 +95,8 @@ class TapeNeeds:
       sweep recomputes them at the start of each iteration instead of saving them.
     """
 
-    needs = ("active", "kinds", "flags", "loops", "no_push", "custom_calls", "user_functions")
+    needs = ("active", "kinds", "flags", "loops", "no_push", "custom_calls", "user_functions",
+             "calls")
     provides = ("needed", "pushed", "elem_saved", "fresh_defs", "loop_var_changed",
                 "saved_loop_vars", "replay", "recompute")
 
@@ -224,8 +225,7 @@ class TapeNeeds:
             if isinstance(s, gast.If):
                 wanted |= {n.id for n in gast.walk(s.test) if isinstance(n, gast.Name)}
                 continue
-            call = isinstance(s.value, gast.Call) and \
-                ir.dotted_text(s.value.func) in self.ctx.user_functions and \
+            call = isinstance(s.value, gast.Call) and self.ctx.site(s.value).kind == "user" and \
                 any(t in self.ctx.active for t in targets(s))  # its tape is needed
             if call or any(t in wanted for t in targets(s)):
                 kept.add(s)
@@ -236,9 +236,9 @@ class TapeNeeds:
         op = s.value
         if isinstance(op, gast.Subscript):
             return set(_index_names(op.slice))
-        if isinstance(op, gast.Call) and ir.dotted_text(op.func) in self.ctx.user_functions:
+        if isinstance(op, gast.Call) and self.ctx.site(op).kind == "user":
             return set(names(op.args))
-        if isinstance(op, gast.Call) and ir.dotted_text(op.func) in self.ctx.custom_calls:
+        if isinstance(op, gast.Call) and self.ctx.site(op).kind == "custom":
             return set(names(op.args)) | set(outs)
         rule, bound = bound_args(op, self.ctx)
         if rule is None:
@@ -308,9 +308,7 @@ class TapeNeeds:
         if isinstance(op, gast.Subscript):
             return op.value.id not in written
         if isinstance(op, gast.Call):
-            text = ir.dotted_text(op.func)
-            return text not in self.ctx.user_functions and text not in self.ctx.custom_calls \
-                and not any(
+            return self.ctx.site(op).kind == "rule" and not any(
                 isinstance(a, gast.Name) and a.id in written for a in op.args)
         return False
 
