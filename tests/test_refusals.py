@@ -250,3 +250,21 @@ def test_call_without_derivative_rule():
     message = refusal(uses_fft, np.array([0.5, 1.5, -0.5, 2.0]))
     assert_names_construct(message, "fft")
     assert_points_at(message, line_of(uses_fft, "no derivative rule"))
+
+
+def _fill_in_a_loop(buf):
+    for i in range(buf.shape[0]):
+        buf[i] = 1.0
+
+
+def _calls_a_helper_without_return(x):
+    buf = np.zeros(3)
+    _ = _fill_in_a_loop(buf)  # marker: helper without return
+    return x * np.sum(buf)
+
+
+def test_helper_ending_in_a_loop_without_return_is_refused_by_name():
+    message = refusal(_calls_a_helper_without_return, 2.0)
+    assert "srcad failed" not in message  # a refusal, not an internal error
+    assert_names_construct(message, "_fill_in_a_loop")
+    assert f"{FILE}:{line_of(_calls_a_helper_without_return, 'marker')}" in message

@@ -130,7 +130,10 @@ class CheckAliases:
                     if inner.sources(s.value) & shared:
                         shared |= {n.id for n in gast.walk(s.targets[0])
                                    if isinstance(n, gast.Name)}
-        ret = callee.fnode.body[-1].value
+        last = callee.fnode.body[-1] if callee.fnode.body else None
+        if not isinstance(last, gast.Return) or last.value is None:
+            return False  # returns nothing (None): ReverseAD refuses it if it is used
+        ret = last.value
         outs = ret.elts if isinstance(ret, gast.Tuple) else [ret]
         return any(isinstance(o, gast.Name) and o.id in shared for o in outs)
 
