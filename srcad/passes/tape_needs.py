@@ -106,7 +106,40 @@ class TapeNeeds:
 
     def run(self, fnode):
         ctx = self.ctx
-        active = ctx.active
+        defs, in_loop, written, values = self.definitions(fnode)
+        arrays = {v for v in ctx.active if ctx.kinds[v].is_array}
+        all_defs = dict(defs)
+        for s, _ in statements(fnode.body):
+            if isinstance(s, gast.For):
+                all_defs[s.target.id] = all_defs.get(s.target.id, 0) + 1
+        ctx.recompute, recomputed, operands = self.recomputable(fnode, all_defs, written)
+        ctx.needed = values | arrays | operands
+        ctx.elem_saved = written & values
+        ctx.saved_loop_vars = self.saved_loop_vars(fnode, defs)
+        ctx.loop_var_changed = {
+            loop for loop, _ in statements(fnode.body)
+            if isinstance(loop, gast.For) and loop.target.id in ctx.needed and any(
+                isinstance(n, gast.Name) and n.id == loop.target.id and
+                isinstance(n.ctx, gast.Store) for s in loop.body for n in gast.walk(s))}
+        ctx.fresh_defs = self.fresh_defs(fnode)
+        fresh_once = {s.targets[0].id for s in ctx.fresh_defs if defs.get(s.targets[0].id) == 1}
+
+        def saved(needed):  # needed values assigned more than once, or in a loop
+            return {v for v in needed if (defs.get(v, 0) > 1 or v in in_loop)
+                    and v not in ctx.no_push and v not in recomputed} - fresh_once
+
+        ctx.pushed = saved(ctx.needed)  # what the loops would save: `replays` weighs it
+        ctx.replay = self.replays(fnode)
+        for carried, kept, reads in ctx.replay.values():
+            ctx.needed |= reads  # the replay reads them: they must be in place in reverse
+        ctx.pushed = saved(ctx.needed)
+        return fnode
+
+    def definitions(self, fnode):
+        """(assignments per name, names assigned in a loop, arrays written element by
+        element, values the reverse sweep reads: branch flags, trip counts, what the
+        adjoints of active assignments read, and the indices of saved elements)."""
+        ctx = self.ctx
         values = set(ctx.flags)
         for trip, start, step, _ in ctx.loops.values():
             values |= {v for v in (trip, start, step) if v and v.isidentifier()}
@@ -118,47 +151,20 @@ class TapeNeeds:
             t = s.targets[0]
             if isinstance(t, gast.Subscript):
                 written.add(t.value.id)
-                if t.value.id in active:
+                if t.value.id in ctx.active:
                     values |= set(_index_names(t.slice))
                 continue
             for name in targets(s):
                 defs[name] = defs.get(name, 0) + 1
                 if loops:
                     in_loop.add(name)
-            if any(n in active for n in targets(s)):
+            if any(n in ctx.active for n in targets(s)):
                 values |= self.reads(s, targets(s))
         for s, _ in statements(fnode.body):  # a saved element is put back where it was
             t = s.targets[0] if isinstance(s, gast.Assign) else None
             if isinstance(t, gast.Subscript) and t.value.id in values:
                 values |= set(_index_names(t.slice))
-        arrays = {v for v in active if ctx.kinds[v].is_array}
-        all_defs = dict(defs)
-        for s, _ in statements(fnode.body):
-            if isinstance(s, gast.For):
-                all_defs[s.target.id] = all_defs.get(s.target.id, 0) + 1
-        ctx.recompute, recomputed, operands = self.recomputable(fnode, all_defs, written)
-        ctx.needed = values | arrays | operands
-
-        def saved(needed):  # needed values assigned more than once, or in a loop
-            return {v for v in needed if (defs.get(v, 0) > 1 or v in in_loop)
-                    and v not in ctx.no_push and v not in recomputed}
-
-        ctx.pushed = saved(ctx.needed)
-        ctx.elem_saved = written & values
-        ctx.saved_loop_vars = self.saved_loop_vars(fnode, defs)
-        ctx.loop_var_changed = {
-            loop for loop, _ in statements(fnode.body)
-            if isinstance(loop, gast.For) and loop.target.id in ctx.needed and any(
-                isinstance(n, gast.Name) and n.id == loop.target.id and
-                isinstance(n.ctx, gast.Store) for s in loop.body for n in gast.walk(s))}
-        ctx.fresh_defs = self.fresh_defs(fnode)
-        ctx.pushed -= {s.targets[0].id for s in ctx.fresh_defs if defs.get(s.targets[0].id) == 1}
-        ctx.replay = self.replays(fnode)
-        for carried, kept, reads in ctx.replay.values():
-            ctx.needed |= reads  # the replay reads them: they must be in place in reverse
-        ctx.pushed = saved(ctx.needed) - {s.targets[0].id for s in ctx.fresh_defs
-                                          if defs.get(s.targets[0].id) == 1}
-        return fnode
+        return defs, in_loop, written, values
 
     def replays(self, fnode):
         """Loops whose iterations the reverse sweep replays from the values they start

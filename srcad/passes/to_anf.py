@@ -471,6 +471,9 @@ class ToANF:
             return pre + more, call
         keywords = []
         for kw in expr.keywords:
+            if kw.arg == "dtype":  # the type ResolveCalls named: kept as written
+                keywords.append(kw)
+                continue
             more, at = (self.op_Tuple(kw.value) if isinstance(kw.value, (gast.Tuple, gast.List))
                         else self.atom(kw.value))
             pre += more
