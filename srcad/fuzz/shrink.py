@@ -2,15 +2,17 @@
 
     python -m srcad.fuzz --minimize /tmp/fuzz-failures/wrong_seed2345.py
     python -m srcad.fuzz --minimize 2345
+    python -m srcad.fuzz --minimize 2345 --generator grammar
 
 Greedy and syntactic: delete a statement (a helper function, an `else`), replace a compound
 statement by its body, or replace an expression by one of its operands or by `0.5`; keep
 the change when the program still runs as plain Python and `srcad.fuzz` still reports the
 same outcome (for a crash, the same exception type; for a refusal, the same message up to
-names and numbers) and the program got smaller.  A refusal while building the gradient is
-reproduced by that build alone, which keeps Numba failures quick to shrink.  The inputs
-come from the program's seed, as in the fuzzer.  The result is written next to the input
-as `*_min.py` (for a seed, into --out).
+names and numbers; for a wrong result, the same property: primal value, gradient or jvp)
+and the program got smaller.  A refusal while building the gradient is reproduced by that
+build alone, which keeps Numba failures quick to shrink.  The inputs come from the
+program's seed and argument shapes, read from its first line, as in the fuzzer.  The
+result is written next to the input as `*_min.py` (for a seed, into --out).
 """
 
 import ast
@@ -25,8 +27,6 @@ import tempfile
 import numpy as np
 
 from srcad.fuzz import checker as fuzz
-
-_HEADER = re.compile(r"seed (-?\d+), a: \((\d+),\), m: \((\d+), (\d+)\)")
 
 
 def minimize(source, seed, shapes, jit, log=print):
@@ -72,7 +72,7 @@ def _grad_only(source, seed, shapes, jit, folder, name):
     try:
         module = fuzz.load(source, name, folder)
         args = fuzz._inputs(np.random.default_rng(seed), shapes)
-        srcad.grad(module.f, wrt=(0, 1, 2, 3), jit=jit, on_jit_error="raise")(*args)
+        srcad.grad(module.f, wrt=tuple(range(len(args))), jit=jit, on_jit_error="raise")(*args)
         return fuzz.Result(seed, fuzz.OK, "", source, jit)
     except srcad.SrcadError as exc:
         return fuzz.Result(seed, fuzz.REFUSED, f"{type(exc).__name__}: {exc}", source, jit)
@@ -84,7 +84,8 @@ def _grad_only(source, seed, shapes, jit, folder, name):
 
 def _key(result):
     """What must stay the same: the outcome, and for a crash the exception type, for a
-    refusal its message without file, line, names and numbers."""
+    refusal its message without file, line, names and numbers, for a wrong result the
+    property that failed."""
     if result.outcome == fuzz.CRASH:
         last = result.detail.strip().splitlines()[-1]
         return f"crash:{last.split(':')[0]}"
@@ -93,6 +94,9 @@ def _key(result):
         first = re.sub(r"\S+\.py:\d+: ", "", first)
         first = re.sub(r"`[^`]*`|'[^']*'|\d+", "_", first)
         return f"refused:{first[:60]}...{first[-100:]}"
+    if result.outcome == fuzz.WRONG:
+        match = re.match(r"jit=\w+: (primal \w+|\w+)", result.detail)
+        return f"wrong:{match[1] if match else ''}"
     return result.outcome
 
 
@@ -191,8 +195,9 @@ def _replace(node, field, pos, k):
         value[pos] = new
 
 
-def minimize_main(target, out):
-    """CLI: minimize a failure file (or the program of a seed) and write `*_min.py`."""
+def minimize_main(target, out, generator="programs", avoid=()):
+    """CLI: minimize a failure file (or the program of a seed of `generator`) and write
+    `*_min.py`."""
     if os.path.exists(target):
         with open(target) as fh:
             source = fh.read()
@@ -200,12 +205,12 @@ def minimize_main(target, out):
         source = source.split("\n# REFUSED")[0].split("\n# WRONG")[0].split("\n# CRASH")[0]
         path = os.path.splitext(target)[0] + "_min.py"
     else:
-        source, _ = fuzz.generate(int(target))
-        jit = fuzz.check(int(target)).outcome in (fuzz.OK, fuzz.SKIPPED)
+        source, _ = fuzz.generate(int(target), generator, avoid)
+        jit = fuzz.check(int(target), generator=generator,
+                         avoid=avoid).outcome in (fuzz.OK, fuzz.SKIPPED)
         os.makedirs(out, exist_ok=True)
-        path = os.path.join(out, f"seed{target}_min.py")
-    match = _HEADER.search(source.splitlines()[0])
-    seed, shapes = int(match[1]), (int(match[2]), int(match[3]))
+        path = os.path.join(out, f"{generator}_seed{target}_min.py")
+    _, seed, shapes = fuzz.parse_header(source.splitlines()[0])
     small, result = minimize(source, seed, shapes, jit)
     with open(path, "w") as fh:
         fh.write(small)
