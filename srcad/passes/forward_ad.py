@@ -51,13 +51,15 @@ class ForwardAD:
     to the user's functions call their own `_jvp`.
     """
 
-    needs = ("kinds", "varied", "written", "materialize", "return_values", "user_functions",
+    needs = ("kinds", "active", "written", "materialize", "return_values", "user_functions",
              "custom_calls", "custom_tangents", "calls")
     provides = ("tangent_names",)
 
     def __init__(self, ctx, params, wrt, name):
         self.ctx, self.params, self.wrt, self.name = ctx, params, wrt, name
-        self.varied = {v for v in ctx.varied if getattr(ctx.kinds.get(v), "is_float", False)}
+        # tangents of the values that depend on `wrt` and reach the output (`ctx.active`):
+        # one that reaches nothing is never computed (its rule could divide by zero)
+        self.varied = {v for v in ctx.active if getattr(ctx.kinds.get(v), "is_float", False)}
 
     def t(self, name):
         names = self.ctx.tangent_names
