@@ -5,6 +5,7 @@ import hashlib
 import json
 import linecache
 import os
+import stat
 import sys
 import tempfile
 import types
@@ -20,7 +21,61 @@ def cache_dir():
     return root
 
 
-def cache_problem(what, directory, exc, instead="compiling in memory instead"):
+def trusted_dir(warning=UserWarning):
+    """The cache directory, when only this user can write it; else None, with a `warning`
+    (once) that modules are compiled in memory instead.
+
+    Whoever can write the directory can make this process run their code (a module
+    file, Numba's pickled index), so, as ssh treats `~/.ssh`, the directory (and Numba's
+    folder in it, if there is one) must be owned by this user and not writable by group
+    or others. A directory that does not exist yet is made so (mode 700)."""
+    folder = cache_dir()
+    try:
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        problem = _untrusted(folder) or _untrusted(os.path.join(folder, "__pycache__"))
+    except OSError:
+        return folder  # cannot be made: writing fails later, with its own warning
+    if problem:
+        warn_once(cache_problem("trust generated modules", folder, problem,
+                                "compiling in memory instead, with nothing read from it",
+                                "to a directory that only you can write (mode 700)"), warning)
+        return None
+    return folder
+
+
+def _untrusted(folder):
+    """Why `folder` cannot be trusted (someone else may write it), or None."""
+    try:
+        st = os.stat(folder)
+    except FileNotFoundError:
+        return None
+    if hasattr(os, "getuid") and st.st_uid != os.getuid():
+        return f"{folder} is owned by user id {st.st_uid}, not by this user"
+    if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return f"{folder} is writable by {'others' if st.st_mode & stat.S_IWOTH else 'group'}" \
+            f" (mode {stat.S_IMODE(st.st_mode):o}; chmod go-w fixes it)"
+    return None
+
+
+KEY_LINE = "# cache key: "
+
+
+def with_key(source, key):
+    """`source` with its cache key as its last line: everything it depends on that is
+    not in its text (a hash), or None when some of that has no stable description.
+    The key is part of the module's content hash, so its file and Numba's cache files
+    for it change with it; a module keyed None is never written (see `load_module`)."""
+    return f"{source}{KEY_LINE}{key or 'none'}\n"
+
+
+def key_of(source):
+    """The key that `with_key` put in `source`, 'none', or None when there is none."""
+    last = source.rstrip("\n").rpartition("\n")[2]
+    return last[len(KEY_LINE):] if last.startswith(KEY_LINE) else None
+
+
+def cache_problem(what, directory, exc, instead="compiling in memory instead",
+                  fix="to a writable directory, or empty this one"):
     """One message for a cache directory srcad cannot use: what failed, where, and the fix.
 
     `exc` is the exception, or a string saying why."""
@@ -29,8 +84,8 @@ def cache_problem(what, directory, exc, instead="compiling in memory instead"):
     else:
         reason = exc if isinstance(exc, str) else f"{type(exc).__name__}: {exc}"
     return (f"cannot {what} in the cache directory {directory} ({reason}); {instead}, which "
-            "works but is not reused by the next process. Set SRCAD_CACHE_DIR to a writable "
-            "directory, or empty this one, to fix this.")
+            f"works but is not reused by the next process. Set SRCAD_CACHE_DIR {fix}, to "
+            "fix this.")
 
 
 def warn_once(message, category):
@@ -72,17 +127,20 @@ def load_module(source, stem, variant="", warning=UserWarning):
 
     The file is (re)written unless it already holds exactly `source`, and the module runs
     `source` itself, never what a file says, so a stale or corrupt file cannot be imported.
-    When the cache directory cannot be written, the module is built in memory (no
-    `__file__`, so Numba does not cache it) and a `warning` says so, once.
+    When the cache directory cannot be written or trusted (see `trusted_dir`), the module
+    is built in memory (no `__file__`, so Numba does not cache it) and a `warning` says
+    so, once; so is a module whose key (see `with_key`) is 'none', silently.
     `variant` tells apart two imports of the same file (say, compiled and plain), which
     must not share module globals.
     """
     name = module_name(source, stem)
-    folder = cache_dir()
-    path = os.path.join(folder, name + ".py")
-    if _read(path) != source:
+    folder = trusted_dir(warning) if key_of(source) != "none" else None
+    path = os.path.join(folder, name + ".py") if folder else None
+    if path and _read(path) != source:
         try:
             _write(path, source)
+            # Numba's folder, before Numba makes it with the umask's mode (see trusted_dir)
+            os.makedirs(os.path.join(folder, "__pycache__"), mode=0o700, exist_ok=True)
         except OSError as exc:
             warn_once(cache_problem("write generated modules", folder, exc), warning)
             path = None
@@ -107,25 +165,41 @@ def module_name(source, stem):
 def cached_source(name):
     """The source in the module file `name` (see `module_name`) in the cache directory,
     if it is whole: its content hash is the one in its name. Else None."""
-    source = _read(os.path.join(cache_dir(), name + ".py"))
+    folder = trusted_dir()
+    source = _read(os.path.join(folder, name + ".py")) if folder else None
     stem = name.rpartition("_")[0]
     return source if source is not None and module_name(source, stem) == name else None
 
 
-def load_record(key):
-    """The JSON value `save_record` left under `key`, or None (none, or unreadable)."""
-    text = _read(os.path.join(cache_dir(), key + ".json"))
+def load_record(key, digest, warning=UserWarning):
+    """The JSON object `save_record(key, digest, ...)` left, or None (none, unreadable,
+    or not for this `digest`).
+
+    A record names a module file; it is believed only when it carries `digest` (the
+    hash of everything its module depends on) and the module it names is whole and
+    carries the same digest as its key line (see `with_key`): a record that names
+    another function's module, or an older module, is not used. Nothing is read from a
+    directory that `trusted_dir` does not trust (a `warning` says so, once)."""
+    folder = trusted_dir(warning)
+    text = _read(os.path.join(folder, key + ".json")) if folder else None
     try:
-        return json.loads(text) if text is not None else None
-    except ValueError:
+        record = json.loads(text) if text is not None else None
+        source = cached_source(record["module"]) if record["digest"] == digest else None
+    except (ValueError, TypeError, KeyError):
         return None
+    return record if source is not None and key_of(source) == digest else None
 
 
-def save_record(key, value):
-    """Keep the JSON `value` in the cache directory under `key`, for a later process.
-    A record only saves time, so one that cannot be written is silently left out (a
-    cache directory that cannot be written has been warned about already)."""
+def save_record(key, digest, value):
+    """Keep the JSON object `value`, marked with `digest`, in the cache directory under
+    `key`, for a later process. A record only saves time, so one that cannot be written
+    is silently left out (a cache directory that cannot be written or trusted has been
+    warned about already)."""
+    folder = trusted_dir()
+    if folder is None:
+        return
     try:
-        _write(os.path.join(cache_dir(), key + ".json"), json.dumps(value, sort_keys=True))
+        _write(os.path.join(folder, key + ".json"),
+               json.dumps(dict(value, digest=digest), sort_keys=True))
     except OSError:
         pass

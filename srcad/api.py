@@ -1,74 +1,96 @@
-"""The user's API: grad, value_and_grad, source."""
-import functools
-import hashlib
-import inspect
-import sys
+"""The user's API: grad, value_and_grad, vjp, jvp, jacobian, source.
 
+What a gradient object sees of its function
+-------------------------------------------
+A derivative is made once per function and options in a process (see
+`srcad.derivative`) and checked, by identity, before it is reused. A gradient object
+(`srcad.grad(f)`) checks on every call, in about a microsecond, that the code it was made
+from is still the code: `f.__code__`, `f.__defaults__` and `__kwdefaults__`, its closure
+cells, and the same for every helper it calls (static and class methods too), the global
+names and class attributes bound to those helpers and classes, and whether a custom rule
+(`srcad.defvjp`, `srcad.defjvp`) was registered since. When one of them is another
+object than before (a function or cell redefined, a default reassigned, a rule
+registered), the next call transforms again. Values the transformation folds into the
+generated code as constants are frozen in a gradient object, as Numba freezes the
+globals of a compiled function: module-level constants, module attributes, class and
+enum attributes that are not functions, function attributes. Checking all of them on
+every call would cost more than the call, and a constant is meant to stay one. A new
+derivative (`srcad.grad(f)` again, and every call of `srcad.vjp`, `srcad.jvp`,
+`srcad.hvp`) checks those too, so it sees their current values. An object is compared
+by identity, not by value: an array changed in place, or a mutable object's attribute
+set, is not seen (srcad refuses global arrays; pass them as arguments).
+"""
 import numpy as np
 
-from codegen.fingerprint import function_digest, packages_digest
-from codegen.module import load_record, save_record
-from srcad import custom
-from srcad.compiled import Compiled, GeneratedSource
+from codegen.module import KEY_LINE, key_of
+from srcad import derivative as derivatives
+from srcad.compiled import GeneratedSource
 from srcad.errors import SrcadError
 from srcad.kinds import Kind, of_value
-from srcad.source import FunctionSource
+from srcad.source import _python_function
 
 
 class GradFunction:
-    """The gradient of `fn` with respect to `wrt`; call it like `fn`."""
+    """The gradient of `fn` with respect to `wrt`; call it like `fn`.
+
+    A thin handle on the `Derivative` of `fn` for these options, which every gradient
+    object of `fn` shares (see `srcad.derivative`); making one costs microseconds once
+    `fn` has been seen."""
 
     def __init__(self, fn, wrt, jit, with_value, on_jit_error="warn", scalar_output=True):
-        self.scalar_output = scalar_output
-        self.fsrc = FunctionSource(fn)
-        self.fn = self.fsrc.fn
-        self.signature = inspect.signature(self.fn)
-        self.params = list(self.signature.parameters)
-        self.positions, self.bare = self._positions(wrt)
-        self.jit, self.with_value, self.on_jit_error = jit, with_value, on_jit_error
-        self.compiled = {}
+        self.fn = _python_function(fn)
+        self.wrt, self.with_value, self.scalar_output = wrt, with_value, scalar_output
+        self.bare = not isinstance(wrt, (tuple, list))
+        self.jit, self.on_jit_error = jit, on_jit_error
+        self.derivative = derivatives.derivative(self.fn, wrt, jit, on_jit_error,
+                                                 scalar_output)
         self.last = None
-        functools.update_wrapper(self, self.fn)
-        kind = "value and gradient" if with_value else "gradient"
-        wrt_text = ", ".join(self.params[i] for i in self.positions)
-        self.__doc__ = f"The {kind} of `{self.fn.__name__}` with respect to {wrt_text}.\n\n" + \
-            (self.fn.__doc__ or "")
+        self.__name__ = self.fn.__name__
+        self.__qualname__ = self.fn.__qualname__
+        self.__module__ = self.fn.__module__
+        self.__wrapped__ = self.fn
+        self.__doc__ = self.derivative.docs[with_value]
 
-    def _positions(self, wrt):
-        bare = not isinstance(wrt, (tuple, list))
-        items = [wrt] if bare else list(wrt)
-        if not items:
-            raise self._error("`wrt` is empty", "name at least one parameter")
-        out = []
-        for w in items:
-            if isinstance(w, bool) or not isinstance(w, (int, str)):
-                raise self._error(f"`wrt` entry {w!r} is neither a position nor a parameter name",
-                                  f"parameters: {', '.join(self.params)}")
-            if isinstance(w, str):
-                if w not in self.params:
-                    raise self._error(f"`wrt={w!r}` is not a parameter of `{self.fsrc.name}`",
-                                      f"parameters: {', '.join(self.params)}")
-                w = self.params.index(w)
-            elif not -len(self.params) <= w < len(self.params):
-                raise self._error(f"`wrt={w}` is out of range: `{self.fsrc.name}` has "
-                                  f"{len(self.params)} parameters",
-                                  f"parameters: {', '.join(self.params)}")
-            out.append(w % len(self.params))
-        return tuple(out), bare
+    def current(self):
+        """The derivative to run: the same as before while the code it was made from is
+        unchanged (see the module's docstring), else a new one."""
+        d = self.derivative
+        if not d.reading.code_unchanged(self.fn):
+            d = self.derivative = derivatives.derivative(
+                self.fn, self.wrt, self.jit, self.on_jit_error, self.scalar_output)
+        return d
+
+    fsrc = property(lambda self: self.derivative.fsrc)
+    signature = property(lambda self: self.derivative.signature)
+    params = property(lambda self: self.derivative.params)
+    positions = property(lambda self: self.derivative.positions)
+    compiled = property(lambda self: self.derivative.compiled)
 
     def _error(self, message, hint=None):
-        return self.fsrc.error(message, self.fsrc.node, hint)
+        return self.derivative.error(message, hint)
 
     def _bind(self, args, kwargs):
+        """All arguments, in order, as srcad computes with them (defaults filled in), or a
+        `SrcadError` that names the argument that does not fit."""
+        signature = self.current().signature  # its defaults as they are now
+        params = signature.parameters
+        if not kwargs and len(args) == len(params):
+            return tuple(_canonical(v) for v in args)
+        name = self.fsrc.name
+        hint = f"call it as `{name}{signature}`"
+        for key in kwargs:
+            if key not in params:
+                raise self._error(f"`{name}` has no parameter `{key}`", hint)
         try:
-            bound = self.signature.bind(*args, **kwargs)
+            bound = signature.bind(*args, **kwargs)
         except TypeError as exc:
-            raise self._error(f"bad arguments for `{self.fsrc.name}`: {exc}",
-                              f"call it as `{self.fsrc.name}{self.signature}`") from None
+            raise self._error(f"bad arguments for `{name}`: {exc}", hint) from None
         bound.apply_defaults()
         return tuple(_canonical(v) for v in bound.arguments.values())
 
     def kinds(self, args):
+        """The kinds of `args`, or a `SrcadError` naming an argument srcad does not take
+        (or one in `wrt` that is not a float)."""
         kinds = []
         for name, value in zip(self.params, args):
             kind = of_value(value)
@@ -84,73 +106,56 @@ class GradFunction:
                     f"{self.params[i]}.astype(float)), or leave it out of `wrt`")
         return tuple(kinds)
 
-    def build(self, args):
-        return self.build_kinds(self.kinds(args))
+    def prepare(self, args, mode="rev"):
+        """(arguments, runner) for positional `args`: they are as given when they pass the
+        fast check of the module that ran last, else bound and made canonical. The runner
+        is that module's `Fast` runner (see `srcad.derivative.Fast`)."""
+        d = self.current()
+        fast = d.fast.get(mode)
+        if fast is None or not fast.accepts(args):
+            args = self._bind(args, {})
+            fast = self.runner(args, mode)
+        self.last = fast.compiled
+        return args, fast
+
+    def runner(self, args, mode="rev"):
+        """The fast runner (see `prepare`) of the module for `args`, bound and canonical."""
+        d = self.current()
+        fast = d.fast.get(mode)
+        if fast is not None and fast.accepts(args):
+            self.last = fast.compiled
+            return fast
+        compiled = self.build_kinds(self.kinds(args), mode)
+        return derivatives.fast_for(d, args, compiled, mode)
+
+    def build(self, args, mode="rev"):
+        """The compiled module for `args` (bound and canonical)."""
+        return self.runner(args, mode).compiled
 
     def build_kinds(self, kinds, mode="rev"):
         """The compiled module for arguments of these kinds (reverse or forward mode): the
-        one an earlier process generated for this same function, found in the cache
-        directory, or else a new transformation."""
-        key = (tuple(kinds), mode)
-        if key not in self.compiled:
-            record_key, compiled = self.record_key(*key), None
-            if record_key:
-                compiled = Compiled.from_record(load_record(record_key),
-                                                lambda: self._transform(*key), self.jit,
-                                                self.on_jit_error)
-            if compiled is None:
-                compiled = Compiled(*self._transform(*key), self.jit, self.on_jit_error)
-                record = compiled.record()
-                if record_key and record:
-                    save_record(record_key, record)
-            self.compiled[key] = compiled
-        self.last = self.compiled[key]
+        one this process made already, the one an earlier process generated for this same
+        function (found in the cache directory), or else a new transformation."""
+        self.last = self.current().build(self.fn, kinds, mode)
         return self.last
-
-    def _transform(self, kinds, mode):
-        """(program, top): the source transformation, for arguments of these kinds."""
-        from srcad.program import Program  # the compiler: loaded only when it has to run
-
-        program = Program()
-        top = program.specialize(self.fn, kinds, wrt=self.positions, mode=mode)
-        if self.scalar_output:
-            self._check_output(top)
-        return program, top
-
-    def record_key(self, kinds, mode):
-        """The name of the cache record for this function, argument kinds and mode: a hash
-        of everything the transformation reads (srcad's code and the libraries it uses,
-        the function's source and whatever its names refer to). None when some of that
-        has no stable description (see `codegen.fingerprint`): then nothing is cached."""
-        digest = function_digest(self.fn, refuse=_has_custom_rule)
-        if digest is None:
-            return None
-        what = repr((_toolchain(), digest, tuple(kinds), mode, self.positions,
-                     self.scalar_output))
-        return f"{self.fsrc.name}_{hashlib.sha256(what.encode()).hexdigest()[:24]}"
 
     def package_many(self, arrays):
         return arrays[0] if self.bare else tuple(arrays)
 
     def package(self, grads, args):
         """The reverse sweep's gradients, each like its argument; bare or a tuple."""
-        result = [_like(g, args[i]) for i, g in zip(self.positions, grads)]
+        result = []
+        for i, g in zip(self.positions, grads):
+            a = args[i]
+            if not (type(g) is float and type(a) is float or type(g) is np.ndarray and
+                    type(a) is np.ndarray and g.dtype is _FLOAT64 and g.shape == a.shape):
+                g = _like(g, a)
+            result.append(g)
         return result[0] if self.bare else tuple(result)
 
     def tangent(self, args, tangents):
         """(value, output tangent) by forward mode, one tangent per `wrt` argument."""
-        self.kinds(args)
-        compiled = self.build_kinds(self.kinds(args), mode="fwd")
-        return compiled.jvp(args, tangents)
-
-    def _check_output(self, top):
-        rk = top.return_kind
-        if not (isinstance(rk, Kind) and rk.ndim == 0 and rk.dtype != "b"):
-            ret = top.ctx.fnode.body[-1]
-            raise top.ctx.fsrc.error(
-                f"`grad` needs a scalar output, but `{top.name}` returns a {rk}", ret,
-                "for arrays or tuples use srcad.vjp (one cotangent per output) or "
-                "srcad.jacobian (the full Jacobian)")
+        return self.runner(args, mode="fwd").jvp(args, tangents)
 
     def __repr__(self):
         what = "value_and_grad" if self.with_value else "grad" if self.scalar_output \
@@ -166,27 +171,21 @@ class GradFunction:
                 f"{'' if n == 1 else 's'}>")
 
     def __call__(self, *args, **kwargs):
-        args = self._bind(args, kwargs)
-        compiled = self.build(args)
-        out, grads = compiled.run(args)
-        grad = self.package(grads, args)
+        d = self.derivative
+        fast = d.fast.get("rev")
+        if fast is None or kwargs or not fast.accepts(args) or \
+                not d.reading.code_unchanged(self.fn):
+            args = self._bind(args, kwargs)
+            fast = self.runner(args)
+        self.last = fast.compiled
+        out, tape = fast.forward(args)
+        grad = self.package(fast.reverse(args, tape, 1.0), args)
         if self.with_value:
-            return _plain(out), grad
+            return (out if type(out) is float else _plain(out)), grad
         return grad
 
 
-def _has_custom_rule(obj):
-    """Whether `obj` has a rule from `srcad.defvjp`/`defjvp`: a module calling it needs the
-    rule bound in, so it is not cached."""
-    return custom.lookup(obj) is not None or custom.lookup_jvp(obj) is not None
-
-
-@functools.lru_cache(maxsize=None)
-def _toolchain():
-    """What decides the generated code besides the user's: srcad's source, and that of the
-    libraries it parses and prints with; NumPy's and Python's versions."""
-    return (packages_digest(["srcad", "codegen", "gast", "beniget", "astor"]),
-            np.__version__, sys.version)
+_FLOAT64 = np.dtype(np.float64)
 
 
 def _canonical(value):
@@ -234,6 +233,8 @@ def _a(noun):
 
 
 def _plain(value):
+    if type(value) is float:
+        return value
     return float(value) if np.ndim(value) == 0 and not isinstance(value, (int, bool)) else value
 
 
@@ -280,16 +281,15 @@ def vjp(f, *primals, wrt=0, jit=True, on_jit_error="warn"):
     """
     g = GradFunction(f, wrt, jit, with_value=False, on_jit_error=on_jit_error,
                      scalar_output=False)
-    args = g._bind(primals, {})
-    compiled = g.build(args)
-    out, tape = compiled.forward(args)
+    args, runner = g.prepare(primals)
+    out, tape = runner.forward(args)
     out = _copy_out(out)
 
     def pullback(cotangent):
         cot = _cotangent_like(cotangent, out, g)
-        return g.package(compiled.reverse(args, tape, cot), args)
+        return g.package(runner.reverse(args, tape, cot), args)
 
-    pullback.compiled = compiled
+    pullback.compiled = runner.compiled
     pullback.__doc__ = f"Cotangents of `{g.fsrc.name}`'s inputs for a cotangent of its output."
     return _plain(out) if not isinstance(out, tuple) else tuple(map(_plain, out)), pullback
 
@@ -310,19 +310,21 @@ def jvp(f, primals, tangents, wrt=None, jit=True, on_jit_error="warn"):
                              hint="pass float values, or name them with wrt=")
     g = GradFunction(f, wrt if isinstance(wrt, (tuple, list)) else (wrt,), jit,
                      with_value=False, on_jit_error=on_jit_error, scalar_output=False)
-    args = g._bind(primals, {})
+    args, runner = g.prepare(primals, mode="fwd")
     tangents = tuple(tangents) if isinstance(tangents, (tuple, list)) else (tangents,)
     if len(tangents) != len(g.positions):
         raise g._error(f"jvp got {len(tangents)} tangents for {len(g.positions)} "
                        f"differentiated arguments ({', '.join(g.params[i] for i in g.positions)})")
     tangents = tuple(_cotangent_like(t, args[i], g) for t, i in zip(tangents, g.positions))
-    out, tan = g.tangent(args, tangents)
+    out, tan = runner.jvp(args, tangents)
     if isinstance(out, tuple):
         return tuple(map(_plain, out)), tuple(_like_out(t, o) for t, o in zip(tan, out))
     return _plain(out), _like_out(tan, out)
 
 
 def _like_out(t, out):
+    if type(out) is float:
+        return float(t)
     if np.ndim(out) == 0:
         return float(t)
     return np.asarray(t, dtype=np.float64).reshape(np.shape(out))
@@ -421,6 +423,11 @@ def _copy_out(out):
 
 def _cotangent_like(cot, out, g):
     """The cotangent as float64 values shaped like `out`, or a SrcadError."""
+    if type(out) is float and type(cot) in (float, int):
+        return float(cot)
+    if type(out) is type(cot) is np.ndarray and cot.dtype is _FLOAT64 and \
+            cot.shape == out.shape and cot.flags.c_contiguous:
+        return cot
     if isinstance(out, tuple):
         if not isinstance(cot, (tuple, list)) or len(cot) != len(out):
             raise g._error(f"the output is a tuple of {len(out)}; pass a tuple of as many "
@@ -445,9 +452,16 @@ def source(g, *args, **kwargs):
     if not isinstance(g, GradFunction):
         raise SrcadError(f"srcad.source takes a function made by srcad.grad, not {g!r}")
     if args or kwargs:
-        return GeneratedSource.of(g.build(g._bind(args, kwargs)))
-    if g.last is None:
+        compiled = g.build(g._bind(args, kwargs))
+    elif g.last is None:
         raise SrcadError(f"the gradient of `{g.fsrc.name}` has not run yet, so its argument "
                          "types are unknown", hint="call it once, or pass example arguments: "
                          "srcad.source(g, *args)")
-    return GeneratedSource.of(g.last)
+    else:
+        compiled = g.last
+    shown = GeneratedSource.of(compiled)
+    compiled.release()  # the program it needed no longer kept
+    text = GeneratedSource(shown[:len(shown) - len(shown.rpartition(KEY_LINE)[2])
+                                 - len(KEY_LINE)] if key_of(shown) else shown)
+    text.functions = shown.functions
+    return text

@@ -18,6 +18,7 @@ def defvjp(fn):
 
     def register(vjp):
         _RULES[id(fn)] = (fn, vjp)
+        VERSION["rules"] = object()
         return vjp
 
     return register
@@ -36,12 +37,14 @@ def defjvp(fn):
 
     def register(jvp):
         _JVP_RULES[id(fn)] = (fn, jvp)
+        VERSION["rules"] = object()
         return jvp
 
     return register
 
 
 _JVP_RULES = {}
+VERSION = {"rules": object()}  # a new object at every registration
 
 
 def lookup(obj):
@@ -54,3 +57,10 @@ def lookup_jvp(obj):
     """(fn, jvp) registered for `obj`, or None."""
     entry = _JVP_RULES.get(id(obj))
     return entry if entry is not None and entry[0] is obj else None
+
+
+def registries(obj):
+    """Where a rule for `obj` is registered: (mapping, key) pairs, for the digest of
+    what a transformation reads (`codegen.fingerprint`). Any registration changes
+    `VERSION["rules"]`, which a gradient object checks on every call."""
+    return ((_RULES, id(obj)), (_JVP_RULES, id(obj)))

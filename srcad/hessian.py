@@ -6,52 +6,78 @@ differentiates it once more, in reverse mode, with respect to the arguments: the
 of the cotangent (0, 1), the gradient of grad f . v, is H v. Both steps are source
 transformations compiled with Numba; nothing is approximated by finite differences.
 """
+import weakref
+
 import numpy as np
 
+from srcad import derivative as derivatives
 from srcad.api import GradFunction, _cotangent_like, unit_directions
 from srcad.errors import NoRuleError
 
+_SECOND = weakref.WeakKeyDictionary()  # f -> {options: SecondOrder}
+
+
+def second_order(f, wrt, jit, on_jit_error):
+    """(the gradient object of `f`, its `SecondOrder`): the one made before for `f` and
+    these options while `f`'s derivative is the same (see `srcad.derivative`)."""
+    first = GradFunction(f, wrt, jit, with_value=False, on_jit_error=on_jit_error)
+    options = (derivatives._hashable(wrt), jit, on_jit_error if jit else None)
+    so = _SECOND.get(first.fn, {}).get(options)
+    if so is None or so.derivative is not first.derivative:
+        with derivatives._LOCK:
+            so = SecondOrder(first.derivative, jit, on_jit_error)
+            if options[0] is not None:
+                _SECOND.setdefault(first.fn, {})[options] = so
+    return first, so
+
 
 class SecondOrder:
-    """H v for `f`'s scalar output, for the arguments in `wrt`; one module per kinds."""
+    """H v for the scalar output of the function of `derivative` (a first-order
+    `Derivative`), for its `wrt` arguments; one module per kinds. It keeps no reference
+    to the function: each method takes its gradient object, `first`."""
 
-    def __init__(self, f, wrt, jit, on_jit_error):
-        self.first = GradFunction(f, wrt, jit, with_value=False, on_jit_error=on_jit_error)
+    def __init__(self, derivative, jit, on_jit_error):
+        self.derivative = derivative
         self.jit, self.on_jit_error = jit, on_jit_error
         self.by_kinds = {}
 
-    def tangent_program(self, args):
+    def tangent_program(self, first, args):
         """The reverse mode of `<f>_jvp`, for arguments like `args`: its gradient for the
         cotangent (0, 1) of its output (value, tangent) is H v."""
-        kinds = self.first.kinds(args)
-        if kinds not in self.by_kinds:
-            compiled = self.first.build_kinds(kinds, mode="fwd")
-            jvp = getattr(compiled.plain, compiled.top.jvp_name)  # a function with a file
-            wrt = self.first.positions[0] if self.first.bare else self.first.positions
-            self.by_kinds[kinds] = GradFunction(jvp, wrt, self.jit, with_value=False,
-                                                on_jit_error=self.on_jit_error,
-                                                scalar_output=False)
-        return self.by_kinds[kinds]
+        kinds = first.kinds(args)
+        second = self.by_kinds.get(kinds)
+        if second is None:
+            with derivatives._LOCK:
+                second = self.by_kinds.get(kinds)
+                if second is None:
+                    compiled = first.build_kinds(kinds, mode="fwd")
+                    jvp = getattr(compiled.plain, compiled.top.jvp_name)  # has a file
+                    second = self.by_kinds[kinds] = GradFunction(
+                        jvp, first.positions, self.jit, with_value=False,
+                        on_jit_error=self.on_jit_error, scalar_output=False)
+        return second
 
-    def hvp(self, args, vectors):
+    def hvp(self, first, args, vectors):
         """H v, one block per `wrt` argument (bare for a bare `wrt`)."""
-        second = self.tangent_program(args)
+        second = self.tangent_program(first, args)
         full = args + vectors
         try:
-            compiled = second.build(full)
+            full, runner = second.prepare(full)
         except NoRuleError as exc:
-            fsrc = self.first.fsrc
+            fsrc = first.fsrc
             raise fsrc.error(
                 f"no second derivative of `{fsrc.name}`: its forward-mode code calls a "
                 f"function with no rule of its own ({exc})", fsrc.node,
                 "second derivatives through that function are not supported; take it "
                 "out of the function or give it a custom rule (srcad.defvjp)") from None
-        _, tape = compiled.forward(full)
-        return second.package(compiled.reverse(full, tape, (0.0, 1.0)), full)
+        _, tape = runner.forward(full)
+        blocks = second.package(runner.reverse(full, tape, (0.0, 1.0)), full)
+        return blocks[0] if first.bare else blocks
 
-    def directions(self, args, vector):
+    @staticmethod
+    def directions(first, args, vector):
         """`vector` as one float64 tangent per `wrt` argument, each shaped like it."""
-        g = self.first
+        g = first
         vecs = (vector,) if g.bare else tuple(vector) if isinstance(vector, (tuple, list)) \
             else None
         if vecs is None or len(vecs) != len(g.positions):
@@ -67,10 +93,9 @@ def hvp(f, primals, vector, wrt=0, jit=True, on_jit_error="warn"):
     Exact, by reverse mode over srcad's forward-mode code (no finite differences): one
     forward and one reverse sweep of the tangent program per product.
     """
-    so = SecondOrder(f, wrt, jit, on_jit_error)
-    args = so.first._bind(tuple(primals), {})
-    result = so.hvp(args, so.directions(args, vector))
-    return result
+    first, so = second_order(f, wrt, jit, on_jit_error)
+    args = first._bind(tuple(primals), {})
+    return so.hvp(first, args, so.directions(first, args, vector))
 
 
 def hessian(f, wrt=0, jit=True, on_jit_error="warn"):
@@ -81,16 +106,16 @@ def hessian(f, wrt=0, jit=True, on_jit_error="warn"):
     Built column by column from exact Hessian-vector products (see `srcad.hvp`): one
     sweep pair of the tangent program per element of the `wrt` arguments.
     """
-    so = SecondOrder(f, wrt, jit, on_jit_error)
-    g = so.first
+    name = second_order(f, wrt, jit, on_jit_error)[0].fsrc.name
 
     def hess(*args, **kwargs):
+        g, so = second_order(f, wrt, jit, on_jit_error)
         args = g._bind(args, kwargs)
         blocks = [[None] * len(g.positions) for _ in g.positions]
         for j, i in enumerate(g.positions):
             columns = []
             for direction in unit_directions(args, g.positions, j):
-                column = so.hvp(args, direction)
+                column = so.hvp(g, args, direction)
                 columns.append((column,) if g.bare else column)
             for r, ir in enumerate(g.positions):
                 stacked = np.stack([np.asarray(c[r], dtype=np.float64) for c in columns], -1)
@@ -100,7 +125,7 @@ def hessian(f, wrt=0, jit=True, on_jit_error="warn"):
         return tuple(tuple(row) for row in blocks)
 
     hess.__doc__ = hessian.__doc__
-    hess.__name__ = f"hessian_of_{g.fsrc.name}"
+    hess.__name__ = f"hessian_of_{name}"
     return hess
 
 

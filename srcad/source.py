@@ -1,8 +1,11 @@
 """Getting a function's source as a gast tree, with its place in the user's file."""
 import inspect
+import linecache
 import re
 import sys
 import textwrap
+import types
+import weakref
 
 import gast
 
@@ -15,10 +18,10 @@ class FunctionSource:
     cell = None  # `Cell In[3]` when the function was defined in a notebook or IPython cell
 
     def __init__(self, fn):
-        self.fn = _python_function(fn)
-        self.name = getattr(self.fn, "__name__", repr(fn))
+        fn = self.fn = _python_function(fn)
+        self.name = getattr(fn, "__name__", repr(fn))
         try:
-            lines, first = inspect.getsourcelines(self.fn)
+            lines, first = inspect.getsourcelines(fn)
             self.path = inspect.getsourcefile(self.fn) or inspect.getfile(self.fn)
             # a notebook or IPython cell shows as `Cell In[3]`, as in IPython's tracebacks
             self.cell = _cell_label(self.path)
@@ -38,8 +41,33 @@ class FunctionSource:
             raise SrcadError(
                 f"{self.name!r} is not a `def` function", filename=self.filename, lineno=first,
                 construct=lines[0].strip(), hint="define it with `def` at module level")
+        if not hasattr(fn, "__srcad_local__"):  # a helper hoisted by srcad has its own tree
+            self._check_is_the_code(node, first)
         node.decorator_list = []
         self.node = node
+
+    @property
+    def fn(self):
+        """The function (held weakly: a cache of parsed functions does not keep them)."""
+        return self._fn()
+
+    @fn.setter
+    def fn(self, fn):
+        self._fn = weakref.ref(fn)
+
+    def _check_is_the_code(self, node, first):
+        """Refuse source text that is not the code of `fn`: its file was edited (or lines
+        were inserted above it) after `fn` was defined, and the text read is now another
+        version of it, or another function."""
+        read = inspect.unwrap(self.fn)  # whose source inspect reads
+        if node.name == read.__code__.co_name and _compiles_to(read, self.path, first):
+            return
+        raise SrcadError(
+            f"the source of `{self.name}` in its file is not the code that runs: the file "
+            "changed after the function was defined", filename=self.filename, lineno=first,
+            construct=self.lines[0].strip(),
+            hint="reload the module (importlib.reload) or run the cell that defines it "
+            "again, then take the derivative again")
 
     def line(self, node):
         """The line number in the user's file of `node`."""
@@ -65,6 +93,73 @@ class FunctionSource:
         exc = cls(message, filename=self.location(lineno), construct=self.text(node), hint=hint)
         exc.filename, exc.lineno = self.filename, lineno
         return exc
+
+
+def _compiles_to(fn, path, first):
+    """Whether the text of `fn`'s file, as srcad reads it now, compiles to `fn`'s code at
+    line `first`: the same bytecode, names and constants. The bytecode depends on the
+    imports compiled with it, so both the whole file and the `def` alone (as IPython
+    compiles a cell, statement by statement) are tried; when the file does not compile
+    as a whole, all but the bytecode is compared. Inside a module whose asserts pytest
+    rewrote, only the line is compared."""
+    code = fn.__code__
+    if code.co_firstlineno != first:
+        return False
+    if "@py_builtins" in fn.__globals__:
+        return True
+    lines = linecache.getlines(path, fn.__globals__)
+    module = _compiled(path, lines)
+    whole = [c for c in _code_objects(module)
+             if (c.co_name, c.co_firstlineno) == (code.co_name, first)]
+    text = textwrap.dedent("".join(inspect.getblock(lines[first - 1:])))
+    if code.co_freevars:  # parameters of an enclosing function give the same cells
+        text = f"def _srcad_outer({', '.join(code.co_freevars)}):\n" + \
+            textwrap.indent(text, "    ")
+    try:
+        alone = compile("\n" * (first - 1 - bool(code.co_freevars)) + text,
+                        code.co_filename, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError):
+        alone = None
+    candidates = whole + list(_code_objects(alone))
+    if any(_same_code(code, c) for c in candidates):
+        return True
+    # text that does not compile as a whole (a cell with magics): all but the bytecode
+    return module is None and any(_same_code(code, c, bytecode=False) for c in candidates)
+
+
+def _compiled(path, lines):
+    """The code of the module text `lines`, or None when it does not compile; the last
+    one per file is kept, as srcad often reads several functions of one file."""
+    known = _COMPILED.get(path)
+    if known is None or known[0] is not lines:
+        try:
+            code = compile("".join(lines), path, "exec", dont_inherit=True)
+        except (SyntaxError, ValueError):
+            code = None
+        known = _COMPILED[path] = (lines, code)
+    return known[1]
+
+
+_COMPILED = {}  # file -> (its lines as linecache has them, their code)
+
+
+def _code_objects(code):
+    for const in code.co_consts if code is not None else ():
+        if isinstance(const, types.CodeType):
+            yield const
+            yield from _code_objects(const)
+
+
+def _same_code(a, b, bytecode=True):
+    """Whether code objects `a` and `b` are the same code, placed at the same line."""
+    same = (a.co_name, a.co_firstlineno, a.co_names, a.co_varnames, a.co_freevars,
+            a.co_cellvars, len(a.co_consts)) == \
+        (b.co_name, b.co_firstlineno, b.co_names, b.co_varnames, b.co_freevars,
+         b.co_cellvars, len(b.co_consts))
+    code = types.CodeType
+    return same and (not bytecode or a.co_code == b.co_code) and all(
+        _same_code(x, y, bytecode) if isinstance(x, code) and isinstance(y, code)
+        else (type(x), repr(x)) == (type(y), repr(y)) for x, y in zip(a.co_consts, b.co_consts))
 
 
 def _python_function(fn):

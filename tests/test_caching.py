@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 import srcad
+import srcad.derivative
 from codegen.module import load_module
 from tests.fd import assert_grad_close, fd_grad
 
@@ -34,6 +35,14 @@ def loss(w, xs):
 def check(g):
     """`g` (a gradient of `loss` w.r.t. both arguments) agrees with finite differences."""
     assert_grad_close(g(0.7, XS), fd_grad(loss, (0.7, XS), (0, 1)))
+
+
+@pytest.fixture(autouse=True)
+def new_process():
+    """Each test starts as a new process would: no derivative made yet in memory."""
+    srcad.derivative.clear()
+    yield
+    srcad.derivative.clear()
 
 
 @pytest.fixture
@@ -65,6 +74,7 @@ def test_module_file_is_written_once_by_content_hash(cache):
 ])
 def test_stale_or_corrupt_module_file_is_rewritten(cache, content):
     check(srcad.grad(loss, wrt=(0, 1), jit=False))
+    srcad.derivative.clear()
     (path,) = modules(cache)
     good = path.read_text()
     if content == "truncated":
@@ -207,6 +217,7 @@ def test_numba_cache_on_a_full_disk(cache, monkeypatch):
 @pytest.mark.parametrize("suffix", ["nbi", "nbc"])
 def test_garbage_numba_cache_files(cache, suffix):
     check(srcad.grad(loss, wrt=(0, 1), jit=True))  # writes the index and data files
+    srcad.derivative.clear()
     files = glob.glob(str(cache / "__pycache__" / f"*.{suffix}"))
     assert files
     for name in files:

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import srcad
+import srcad.derivative
 from codegen.fingerprint import function_digest
 from codegen.templates import template_body
 from tests.fd import assert_grad_close, fd_grad
@@ -29,6 +30,14 @@ def loss(w, xs):
     for i in range(xs.shape[0]):
         s = s + math.tanh(w * xs[i] + s * 0.1)
     return s * s
+
+
+@pytest.fixture(autouse=True)
+def new_process():
+    """Each test starts as a new process would: no derivative made yet in memory."""
+    srcad.derivative.clear()
+    yield
+    srcad.derivative.clear()
 
 
 @pytest.fixture
@@ -57,6 +66,7 @@ def test_a_recorded_module_is_loaded_without_transforming(cache, monkeypatch, ji
     check(loss, first, (0.7, XS), (0, 1))
     (record,) = cache.glob("loss_*.json")
     assert json.loads(record.read_text())["module"] + ".py" in os.listdir(cache)
+    srcad.derivative.clear()
 
     _transforming_fails(monkeypatch)
     again = srcad.grad(loss, wrt=(0, 1), jit=jit)
@@ -161,6 +171,7 @@ def test_a_custom_rule_added_later_is_used(cache):
 @pytest.mark.parametrize("damage", ["garbage", "wrong shape", "missing module"])
 def test_a_damaged_record_only_costs_a_transformation(cache, damage):
     check(loss, srcad.grad(loss, wrt=(0, 1), jit=False), (0.7, XS), (0, 1))
+    srcad.derivative.clear()
     (record,) = cache.glob("loss_*.json")
     good = record.read_text()
     if damage == "garbage":
@@ -176,6 +187,7 @@ def test_a_damaged_record_only_costs_a_transformation(cache, damage):
 
 def test_a_record_of_a_module_file_changed_since_is_not_trusted(cache):
     check(loss, srcad.grad(loss, wrt=(0, 1), jit=False), (0.7, XS), (0, 1))
+    srcad.derivative.clear()
     (module,) = cache.glob("loss_*.py")
     good = module.read_text()
     module.write_text(good.replace("return", "return 0 *", 1))  # valid, and wrong
