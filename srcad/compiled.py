@@ -1,6 +1,9 @@
 """One generated module for one tuple of argument kinds, and how it runs: compiled by
 Numba, or as plain Python when Numba cannot compile it."""
+import re
 import warnings
+
+import numpy as np
 
 from codegen.jit import compile_module, typing_errors
 from codegen.module import cached_source, load_module, module_name
@@ -39,9 +42,10 @@ class Compiled:
     """
 
     def __init__(self, program, top, jit, on_jit_error):
-        self._program, self.top = program, top
+        self._program, self.top, self._transform = program, top, None
         self._load(program.source(top), program.function_names(), program.externals,
                    jit, on_jit_error)
+        self._lines = dict(program.user_lines)
 
     @classmethod
     def from_record(cls, record, transform, jit, on_jit_error):
@@ -69,11 +73,23 @@ class Compiled:
         when it cannot: the module has no file, or calls objects bound in at run time."""
         if self.externals or not getattr(self.module, "__file__", None):
             return None
-        names = {attr: getattr(self.top, attr) for attr in ("name", "fwd_name", "rev_name",
-                                                            "jvp_name", "mode")
-                 if isinstance(getattr(self.top, attr, None), str)}
-        return {"module": module_name(self.source, self.top.name), "top": names,
+        return {"module": module_name(self.source, self.top.name), "top": self._top_names(),
                 "functions": self.program.function_names()}
+
+    def _top_names(self):
+        return {attr: getattr(self.top, attr) for attr in ("name", "fwd_name", "rev_name",
+                                                           "jvp_name", "mode")
+                if isinstance(getattr(self.top, attr, None), str)}
+
+    def release(self, transform=None):
+        """Drop the program, which holds the user's functions, and keep only the names of
+        the top specialization, as `from_record` does; `transform()` (by default, the one
+        given before) gives the program back when it is needed (a line map, `srcad.source`)."""
+        self._transform = transform or self._transform
+        if self._transform is None:
+            return  # nothing would give it back
+        self.top = _CachedTop(self._top_names(), self)
+        self._program, self._lines = None, None
 
     def _load(self, source, functions, externals, jit, on_jit_error):
         self.source = GeneratedSource(source)
@@ -81,6 +97,7 @@ class Compiled:
         self.jit, self.on_jit_error = jit, on_jit_error
         self.forward_sweeps = 0  # how many times the forward sweep ran (for tests)
         self._plain = None
+        self._lines = None  # line of the module -> (FunctionSource, line of the user's file)
         if jit:
             module = load_module(source, self.top.name, variant="_jit", warning=SrcadWarning)
             for name, (fn, jitted) in externals.items():
@@ -124,31 +141,119 @@ class Compiled:
     def forward(self, args):
         """(value, tape)."""
         self.forward_sweeps += 1
-        module = self.module
-        try:
-            return getattr(module, self.top.fwd_name)(*args)
-        except typing_errors() as exc:
-            self.fall_back(module, exc)
-            return self.forward(args)
+        name = self.top.fwd_name
+        return self._call(lambda module: getattr(module, name)(*args),
+                          lambda: self.forward(args))
 
     def reverse(self, args, tape, d_out):
         """The gradients for cotangent `d_out`, from a tape of `forward(args)`."""
-        module = self.module
-        try:
-            return getattr(module, self.top.rev_name)(*args, tape, d_out)
-        except typing_errors() as exc:
-            self.fall_back(module, exc)
-            _, tape = self.forward(args)  # a tape the plain reverse sweep reads natively
-            return self.reverse(args, tape, d_out)
+        fwd, rev = self.top.fwd_name, self.top.rev_name
+        return self._call(
+            lambda module: getattr(module, rev)(*args, tape, d_out),
+            # a tape the plain reverse sweep reads natively
+            lambda: self.reverse(args, self.forward(args)[1], d_out),
+            lambda plain: getattr(plain, rev)(*args, getattr(plain, fwd)(*args)[1], d_out))
 
     def jvp(self, args, tangents):
         """(value, output tangent) of a forward-mode module."""
+        name = self.top.jvp_name
+        return self._call(lambda module: getattr(module, name)(*args, *tangents),
+                          lambda: self.jvp(args, tangents))
+
+    def _call(self, run, again, rerun=None):
+        """`run(module)` for the module that runs now. When Numba cannot compile it, falls
+        back to plain Python and returns `again()`; any other exception is raised at the
+        user's line (`rerun(plain)` runs the same sweep from the start; default `run`)."""
         module = self.module
         try:
-            return getattr(module, self.top.jvp_name)(*args, *tangents)
-        except typing_errors() as exc:
-            self.fall_back(module, exc)
-            return self.jvp(args, tangents)
+            return run(module)
+        except Exception as exc:  # noqa: BLE001  (re-raised as it is, at the user's line)
+            if isinstance(exc, typing_errors()) and module is not self.plain:
+                self.fall_back(module, exc)
+                return again()
+            self.raise_at_user_line(exc, rerun or run)
+
+    def raise_at_user_line(self, exc, rerun):
+        """Raise `exc`, which a sweep raised, as an exception of its type whose message
+        names the user's line that failed, from `exc`.
+
+        A traceback through compiled code does not tell that line, so `rerun(module)`
+        runs the same sweep in the plain Python module, where the traceback does (a jit
+        failure that plain Python does not reproduce keeps its message, with a note)."""
+        if isinstance(exc, SrcadError) or hasattr(exc, "srcad_line"):
+            raise exc
+        found = exc if self.module is self.plain else _raised_by(rerun, self.plain)
+        place = self._place(found) if found is not None else None
+        if place is None:
+            if found is not exc:
+                _add_note(exc, f"raised by the compiled code of `{self.top.name}`, where srcad "
+                          "cannot tell the line; the same sweep run as plain Python " +
+                          ("does not fail" if found is None else f"raises {found!r}"))
+            raise exc
+        message = place.message(type(found).__name__, str(found).strip())
+        if not (isinstance(found, type(exc)) or isinstance(exc, type(found))):
+            _add_note(exc, "the same sweep run as plain Python raises instead:\n" + message)
+            raise exc
+        message = place.message(type(exc).__name__, str(found).strip())
+        placed = _same_type(exc, message)
+        if placed is None:
+            _add_note(exc, message)
+            raise exc
+        placed.srcad_line = (place.fsrc.filename, place.lineno)
+        raise placed from exc
+
+    def _place(self, exc):
+        """Where the innermost frame of `exc`'s traceback in the plain module is, in the
+        user's code: a `_Place`, or None when no frame ran generated code."""
+        frame = None
+        tb = exc.__traceback__
+        while tb is not None:
+            if tb.tb_frame.f_globals is self.plain.__dict__:
+                frame = (tb.tb_frame.f_code.co_name, tb.tb_lineno)
+            tb = tb.tb_next
+        if frame is None:
+            return None
+        function, line = frame
+        lines = self.source.splitlines()
+        for n in range(line, 0, -1):  # the statement, or the nearest one above it mapped
+            if n in self.line_map():
+                fsrc, lineno = self.line_map()[n]
+                return _Place(fsrc, lineno, function, line, self._reverse_sweep(function))
+            if lines[n - 1].startswith("def "):
+                break
+        return self._place_by_comment(function, line, lines)
+
+    def _place_by_comment(self, function, line, lines):
+        """Without a line map: the line of the nearest `# grad of:` comment above `line`
+        found in the user's function, else the function's `def` line."""
+        fsrc = self._user_functions().get(function)
+        if fsrc is None:
+            return None
+        lineno = fsrc.offset + 1
+        for n in range(line, 0, -1):
+            match = _GRAD_OF.match(lines[n - 1])
+            if lines[n - 1].startswith("def ") or match:
+                numbers = [i for i, text in enumerate(fsrc.lines)
+                           if match and text.strip() == match.group(1).strip()]
+                lineno += numbers[0] if len(numbers) == 1 else 0
+                break
+        return _Place(fsrc, lineno, function, line, self._reverse_sweep(function))
+
+    def line_map(self):
+        """Line of the generated module -> (the user's `FunctionSource`, line in its file).
+        Empty when the transformation no longer gives this module's source."""
+        if self._lines is None:
+            program, top = self.transformed()
+            self._lines = dict(program.user_lines) if program.source(top) == self.source \
+                else {}
+        return self._lines
+
+    def _user_functions(self):
+        from srcad.display import user_functions
+        return user_functions(self.program)
+
+    def _reverse_sweep(self, function):
+        return any(getattr(spec, "rev_name", None) == function for spec in self.program.order)
 
     def fall_back(self, module, exc):
         if module is self.plain:
@@ -176,6 +281,52 @@ class _CachedTop:
         if attr.startswith("_"):
             raise AttributeError(attr)
         return getattr(self._compiled.transformed()[1], attr)
+
+
+_GRAD_OF = re.compile(r"\s*# grad of: (.*)$")
+
+
+class _Place:
+    """A line of the user's code where a sweep failed, and the generated line that did."""
+
+    def __init__(self, fsrc, lineno, function, line, reverse):
+        self.fsrc, self.lineno, self.function, self.line = fsrc, lineno, function, line
+        self.reverse = reverse
+
+    def message(self, kind, text):
+        """`model.py:12: IndexError: <text>`, then the user's line and the generated one."""
+        lines = self.fsrc.lines
+        code = lines[self.lineno - self.fsrc.offset - 1].strip() \
+            if 0 <= self.lineno - self.fsrc.offset - 1 < len(lines) else ""
+        during = " (computing the derivative of this line)" if self.reverse else ""
+        return (f"{self.fsrc.location(self.lineno)}: {kind}: {text}{during}\n    {code}\n"
+                f"  in the generated `{self.function}`, line {self.line} (see srcad.source)")
+
+
+def _raised_by(run, module):
+    """The exception that `run(module)` raises, or None."""
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            run(module)
+    except Exception as exc:  # noqa: BLE001  (any failure is the one being looked for)
+        return exc
+    return None
+
+
+def _same_type(exc, message):
+    """A new exception of `exc`'s type with `message`, or None if the type cannot be made
+    from a message alone."""
+    try:
+        placed = type(exc)(message)
+    except Exception:  # noqa: BLE001  (an exception type with a constructor of its own)
+        return None
+    return placed if str(placed) == message else None
+
+
+def _add_note(exc, note):
+    if hasattr(exc, "add_note"):  # Python 3.11
+        exc.add_note(note)
 
 
 def _first_line(exc):

@@ -2,6 +2,8 @@
 assembled into one generated module."""
 import os
 
+import gast
+
 from codegen import Namer
 from codegen.emit import EmissionError, emit
 from srcad import pipeline
@@ -38,13 +40,38 @@ from srcad import runtime as rt
 '''
 
 
-REASSOCIATE = '''
+JIT_OPTIONS = '''
 
-# Numba may reorder the floating-point additions and multiplications of these reverse sweeps,
-# so that their adjoint sums run in parallel: none of them decides a branch, an index or a
-# sign from arithmetic that the reordering could round differently (SafeReassociation).
+# Numba's options per function. A forward sweep whose function indexes elements of arrays
+# checks its indices, so that one out of range raises IndexError as in Python; the indices
+# srcad adds (tapes) are in range by construction, and a reverse sweep only replays indices
+# its forward sweep checked. Numba may reorder the floating-point additions and
+# multiplications of the reverse sweeps given fastmath, so that their adjoint sums run in
+# parallel: none of them decides a branch, an index or a sign from arithmetic that the
+# reordering could round differently (SafeReassociation).
 JIT_OPTIONS = {{{}}}
 '''
+
+
+def _indexes_elements(fnode):
+    """Whether the user's function `fnode` has a subscript that may be out of range: any
+    but whole slices (`x[1:]`, `x[:, 2:]`) and a constant index into a shape."""
+    for node in gast.walk(fnode):
+        if not isinstance(node, gast.Subscript):
+            continue
+        index = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
+        shape = isinstance(node.value, gast.Attribute) and node.value.attr == "shape" and \
+            isinstance(node.slice, gast.Constant)
+        if not shape and not all(isinstance(i, gast.Slice) for i in index):
+            return True
+    return False
+
+
+def _options_text(options):
+    """`{"fastmath": {"reassoc"}}`: a dict of Numba options as Python source."""
+    return "{" + ", ".join(f'"{k}": ' + ("{" + ", ".join(f'"{v}"' for v in sorted(value)) + "}"
+                                         if isinstance(value, set) else repr(value))
+                           for k, value in options.items()) + "}"
 
 
 class Specialization:
@@ -200,11 +227,24 @@ class Program:
             for fn in fns:
                 text += "\n"
                 text += self._emit(fn, spec.ctx.fsrc, text.count("\n"))
-        fast = [spec.rev_name for spec in self.order if getattr(spec, "reassociable", False)]
-        if fast:
-            text += REASSOCIATE.format(", ".join(f'"{n}": {{"fastmath": {{"reassoc"}}}}'
-                                                 for n in fast))
-        return text
+        options = self.jit_options()
+        if not options:
+            return text
+        return text + JIT_OPTIONS.format(", ".join(
+            f'"{name}": {_options_text(opts)}' for name, opts in options.items()))
+
+    def jit_options(self):
+        """Generated function name -> its `numba.njit` options (see `codegen.jit`)."""
+        options = {}
+        for spec in self.order:
+            checked = {"boundscheck": True} if _indexes_elements(spec.ctx.fsrc.node) else {}
+            if getattr(spec, "mode", "rev") == "fwd":
+                options[spec.jvp_name] = checked
+            else:
+                options[spec.fwd_name] = checked
+                if getattr(spec, "reassociable", False):
+                    options[spec.rev_name] = {"fastmath": {"reassoc"}}
+        return {name: opts for name, opts in options.items() if opts}
 
     def _emit(self, fn, fsrc, before):
         """The source of generated function `fn`, placed after `before` lines of the module;

@@ -217,6 +217,162 @@ def _within(x, lo, hi):
     return lambda x, lo, hi: True
 
 
+# the math module as Python computes it: Numba's own `math.log(-1.0)` is nan and its
+# `math.exp(1000.0)` inf, where Python raises; these raise Python's errors, compiled or not
+
+
+@register_jitable(cache=True)
+def _math_result(r, x, can_overflow):
+    """`r`, the result of a math function at `x`, or the error Python raises for it: NaN
+    from a number is a domain error, an infinity from a finite number a range error (an
+    overflow, `exp(1000.0)`) or a domain error (a pole, `log(0.0)`)."""
+    if r != r and x == x:
+        raise ValueError("math domain error")
+    if (r == math.inf or r == -math.inf) and -math.inf < x < math.inf:
+        if can_overflow:
+            raise OverflowError("math range error")
+        raise ValueError("math domain error")
+    return r
+
+
+@register_jitable(cache=True)
+def sqrt(x):
+    """math.sqrt(x): ValueError for x < 0."""
+    return _math_result(math.sqrt(x), x, False)
+
+
+def log(x, base=None):
+    """math.log(x), or math.log(x, base): ValueError for x <= 0 (or base <= 0)."""
+    return math.log(x) if base is None else math.log(x, base)
+
+
+@_jit_version(log)
+def _log(x, base=None):
+    if _is_none(base):
+        return lambda x, base=None: _math_result(math.log(x), x, False)
+    return lambda x, base=None: (_math_result(math.log(x), x, False)
+                                 / _math_result(math.log(base), base, False))
+
+
+def log_base(base):
+    """The natural logarithm of a logarithm's `base`, 1.0 for None (base e)."""
+    return 1.0 if base is None else math.log(base)
+
+
+@_jit_version(log_base)
+def _log_base(base):
+    if _is_none(base):
+        return lambda base: 1.0
+    return lambda base: math.log(base)
+
+
+@register_jitable(cache=True)
+def log1p(x):
+    """math.log1p(x): ValueError for x <= -1."""
+    return _math_result(math.log1p(x), x, False)
+
+
+@register_jitable(cache=True)
+def exp(x):
+    """math.exp(x): OverflowError above about 709.78."""
+    return _math_result(math.exp(x), x, True)
+
+
+@register_jitable(cache=True)
+def expm1(x):
+    """math.expm1(x): OverflowError above about 709.78."""
+    return _math_result(math.expm1(x), x, True)
+
+
+@register_jitable(cache=True)
+def sinh(x):
+    """math.sinh(x): OverflowError beyond about 710.48 in size."""
+    return _math_result(math.sinh(x), x, True)
+
+
+@register_jitable(cache=True)
+def cosh(x):
+    """math.cosh(x): OverflowError beyond about 710.48 in size."""
+    return _math_result(math.cosh(x), x, True)
+
+
+@register_jitable(cache=True)
+def sin(x):
+    """math.sin(x): ValueError for an infinite x."""
+    return _math_result(math.sin(x), x, False)
+
+
+@register_jitable(cache=True)
+def cos(x):
+    """math.cos(x): ValueError for an infinite x."""
+    return _math_result(math.cos(x), x, False)
+
+
+@register_jitable(cache=True)
+def tan(x):
+    """math.tan(x): ValueError for an infinite x."""
+    return _math_result(math.tan(x), x, False)
+
+
+@register_jitable(cache=True)
+def asin(x):
+    """math.asin(x): ValueError for |x| > 1."""
+    return _math_result(math.asin(x), x, False)
+
+
+@register_jitable(cache=True)
+def acos(x):
+    """math.acos(x): ValueError for |x| > 1."""
+    return _math_result(math.acos(x), x, False)
+
+
+@register_jitable(cache=True)
+def pow(x, y):
+    """math.pow(x, y): ValueError for a negative x and a fractional y, or 0 to a negative
+    power; OverflowError when the result overflows (finite x and y only, as in Python)."""
+    r = math.pow(x, y)
+    if -math.inf < x < math.inf and -math.inf < y < math.inf:
+        if r != r or ((r == math.inf or r == -math.inf) and x == 0):
+            raise ValueError("math domain error")
+        if r == math.inf or r == -math.inf:
+            raise OverflowError("math range error")
+    return r
+
+
+@register_jitable(cache=True)
+def _integral(x):
+    """`x`, or the error Python raises converting NaN or an infinity to an integer."""
+    if x != x:
+        raise ValueError("cannot convert float NaN to integer")
+    if x == math.inf or x == -math.inf:
+        raise OverflowError("cannot convert float infinity to integer")
+    return x
+
+
+@register_jitable(cache=True)
+def to_int(x):
+    """int(x) for a number: ValueError for NaN, OverflowError for an infinity."""
+    return int(_integral(x))
+
+
+@register_jitable(cache=True)
+def floor(x):
+    """math.floor(x): ValueError for NaN, OverflowError for an infinity."""
+    return math.floor(_integral(x))
+
+
+@register_jitable(cache=True)
+def ceil(x):
+    """math.ceil(x): ValueError for NaN, OverflowError for an infinity."""
+    return math.ceil(_integral(x))
+
+
+@register_jitable(cache=True)
+def trunc(x):
+    """math.trunc(x): ValueError for NaN, OverflowError for an infinity."""
+    return math.trunc(_integral(x))
+
+
 # reductions
 
 
@@ -349,13 +505,25 @@ def _prod_adjoint_add(out, g, x, axis, ans=None):
     return impl
 
 
+def _is_extreme(x, ans):
+    """Where `x` holds the value `ans` of its max or min: equal, or both NaN (NumPy's max
+    and min are NaN when an element is)."""
+    return (x == ans) | ((x != x) & (ans != ans))
+
+
+@register_jitable(cache=True)
+def _is_extreme_element(v, ans):
+    return v == ans or (v != v and ans != ans)
+
+
 def select_adjoint(g, x, ans, axis):
-    """Adjoint of max/min reductions: all of `g` to the first extreme element."""
+    """Adjoint of max/min reductions: all of `g` to the first extreme element (the first
+    NaN, when the result is NaN)."""
     out = np.zeros(np.shape(x))
     if axis is None:
-        out.flat[int(np.argmax(np.ravel(x) == ans))] = g
+        out.flat[int(np.argmax(_is_extreme(np.ravel(x), ans)))] = g
         return out
-    hit = np.argmax(x == np.expand_dims(ans, axis), axis=axis)
+    hit = np.argmax(_is_extreme(x, np.expand_dims(ans, axis)), axis=axis)
     np.put_along_axis(out, np.expand_dims(hit, axis), np.expand_dims(g, axis), axis)
     return out
 
@@ -368,7 +536,7 @@ def _select_adjoint(g, x, ans, axis):
             flat = out.reshape(out.size)
             xs = np.ascontiguousarray(x).ravel()
             for i in range(xs.size):
-                if xs[i] == ans:
+                if _is_extreme_element(xs[i], ans):
                     flat[i] = g
                     break
             return out
@@ -383,13 +551,13 @@ def _select_adjoint(g, x, ans, axis):
         if axis % 2 == 0:
             for j in range(x.shape[1]):
                 for i in range(x.shape[0]):
-                    if x[i, j] == ans[j]:
+                    if _is_extreme_element(x[i, j], ans[j]):
                         out[i, j] = g[j]
                         break
         else:
             for i in range(x.shape[0]):
                 for j in range(x.shape[1]):
-                    if x[i, j] == ans[i]:
+                    if _is_extreme_element(x[i, j], ans[i]):
                         out[i, j] = g[i]
                         break
         return out
@@ -495,10 +663,21 @@ def _mean(x, axis=None):
     return lambda x, axis=None: np.sum(x, axis=axis) / x.shape[axis]
 
 
+@register_jitable(cache=True)
+def _nan_max(a, b):
+    """max(a, b) as np.max takes it: NaN if either is NaN."""
+    return a if a != a or a >= b else b
+
+
+@register_jitable(cache=True)
+def _nan_min(a, b):
+    """min(a, b) as np.min takes it: NaN if either is NaN."""
+    return a if a != a or a <= b else b
+
+
 def _reduce_2d(fn_name):
     """A Numba version of np.<fn_name>(x, axis) for 1-d and 2-d arrays."""
-    op = {"prod": lambda a, b: a * b, "max": max, "min": min}[fn_name]
-    op = register_jitable(op)
+    op = register_jitable({"prod": lambda a, b: a * b, "max": _nan_max, "min": _nan_min}[fn_name])
     whole = getattr(np, fn_name)
 
     def factory(x, axis=None):
@@ -828,8 +1007,8 @@ def select_tangent(t, x, ans, axis):
     (where `select_adjoint` sends the whole cotangent)."""
     t = np.broadcast_to(t, np.shape(x))
     if axis is None:
-        return t.flat[int(np.argmax(np.ravel(x) == ans))]
-    hit = np.argmax(x == np.expand_dims(ans, axis), axis=axis)
+        return t.flat[int(np.argmax(_is_extreme(np.ravel(x), ans)))]
+    hit = np.argmax(_is_extreme(x, np.expand_dims(ans, axis)), axis=axis)
     out = np.squeeze(np.take_along_axis(t, np.expand_dims(hit, axis), axis), axis)
     return out[()] if out.ndim == 0 else out
 
@@ -846,7 +1025,7 @@ def _select_tangent(t, x, ans, axis):
             xs = np.ascontiguousarray(x).ravel()
             ts = np.ascontiguousarray(t).ravel()
             for i in range(xs.size):
-                if xs[i] == ans:
+                if _is_extreme_element(xs[i], ans):
                     return ts[i] * 1.0
             return 0.0
         return impl
@@ -858,13 +1037,13 @@ def _select_tangent(t, x, ans, axis):
         if axis % 2 == 0:
             for j in range(x.shape[1]):
                 for i in range(x.shape[0]):
-                    if x[i, j] == ans[j]:
+                    if _is_extreme_element(x[i, j], ans[j]):
                         out[j] = t[i, j]
                         break
         else:
             for i in range(x.shape[0]):
                 for j in range(x.shape[1]):
-                    if x[i, j] == ans[i]:
+                    if _is_extreme_element(x[i, j], ans[i]):
                         out[i] = t[i, j]
                         break
         return out

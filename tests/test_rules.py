@@ -269,6 +269,7 @@ DIFF_CASES = [
     Case(rt.log_or_zero, "np.sum(rt.log_or_zero(x) * c)", {"x": vec(0.3, 2.0), "c": W}),
     Case(rt.log_or_zero, "rt.log_or_zero(x) * y", {"x": -0.5, "y": 1.3}, ("x", "y"),
          "nonpositive"),
+    Case(rt.log_base, "rt.log_base(b) * y", {"b": 2.5, "y": 1.3}, ("b", "y")),
     Case(rt.select_tangent, "np.sum(rt.select_tangent(v, x, np.max(x, axis=0), 0) * c)",
          {"v": B23, "x": A23, "c": V3}, ("v", "x"), "axis0"),
     Case(rt.select_tangent, "rt.select_tangent(v, x, np.min(x), None)",

@@ -313,6 +313,7 @@ CASES = [
     Case(rt.pow_dx, {"x": vec(0.3, 2.0), "y": vec(-1.5, 2.5)}),
     Case(rt.pow_dx, {"x": -0.8, "y": 3}, "int-exponent"),
     Case(rt.log_or_zero, {"x": vec(0.3, 2.0)}),
+    Case(rt.log_base, {"base": 2.5}),
     Case(rt.select_tangent, {"v": B23, "x": A23, "extreme": np.max(A23, axis=0), "axis": 0},
          "axis0"),
     Case(rt.prod_tangent, {"v": W, "x": np.array([0.3, 0.0, 1.4, -0.8]), "axis": None},
@@ -355,7 +356,7 @@ TIE_CASES = [
 NUMBA_IDS = {
     "op.Pow-array-scalar", "op.Pow-scalar", "op.Div-broadcast-2d", "op.Mod-scalar",
     "op.MatMult-2d-1d", "op.MatMult-only-y", "max-first", "min-second", "float",
-    "math.atan2", "math.pow", "math.fabs-negative", "np.sin-array", "np.arcsin-scalar",
+    "math.atan2", "rt.pow", "math.fabs-negative", "np.sin-array", "np.arcsin-scalar",
     "np.power-array", "np.maximum-array-scalar", "np.minimum-scalar", "rt.clip-array",
     "rt.clip-no-lower", "rt.clip-array-bounds", "rt.select-mask", "rt.dot-2d-2d",
     "rt.pow_dx", "rt.log_or_zero", "rt.select_tangent-axis0", "rt.prod_tangent-axis1",

@@ -4,10 +4,10 @@ Each call names its callee the way the generated code calls it: a rule's canonic
 (`np.sin`, `rt.mean`), a user helper's name, or the module-level name of a function with a
 custom rule; and `ctx.calls` records, per call node, a `CallSite`: which of those it is.
 Later passes dispatch on that record. On the way, spellings become the call they mean:
-methods (`x.sum()` is `np.sum(x)`), `x.T` (`np.transpose(x)`), `math.log(x, b)` (a
-quotient of logarithms), `sum([a, b])` of a literal (`0 + a + b`, as Python adds),
-`max([a, b, c])` and `max(a, b, c)` (nested pairs), a `dtype=` type (`np.float64` for
-`float`), and a list or tuple literal where a NumPy rule takes an array (`np.array`).
+methods (`x.sum()` is `np.sum(x)`), `x.T` (`np.transpose(x)`), `sum([a, b])` of a literal
+(`0 + a + b`, as Python adds), `max([a, b, c])` and `max(a, b, c)` (nested pairs), a
+`dtype=` type (`np.float64` for `float`), and a list or tuple literal where a NumPy rule
+takes an array (`np.array`).
 
 >>> from srcad.passes.testing import show_resolved
 >>> show_resolved('''
@@ -137,10 +137,6 @@ class ResolveCalls(gast.NodeTransformer):
 
     def rule_call(self, rule, args, keywords):
         """A call of `rule` with these arguments, in the spelling the rule takes."""
-        if rule is registry.lookup(math.log) and len(args) == 2 and not keywords:
-            def log(a):
-                return self.site(ir.call("math.log", a), "rule", rule)
-            return gast.BinOp(left=log(args[0]), op=gast.Div(), right=log(args[1]))
         literal = _one_literal(args, keywords)
         if rule.name in ("min", "max") and literal is not None and len(literal.elts) > 1:
             args = list(literal.elts)

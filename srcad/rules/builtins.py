@@ -53,7 +53,8 @@ def float_tangent(ans, x):
     t[ans] = float(t[x])
 
 
-nondiff(builtins.int, builtins.round, kind=to_int)
+nondiff(builtins.int, rt.to_int, kind=to_int, name="rt.to_int")  # int(nan) raises
+nondiff(builtins.round, kind=to_int)
 nondiff(builtins.len, kind=scalar_int)
 
 # srcad's own runtime helpers that passes insert

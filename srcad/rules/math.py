@@ -1,4 +1,11 @@
-"""Rules for the `math` module (scalars)."""
+"""Rules for the `math` module (scalars).
+
+A call runs as the `rt` helper of the same name (`math.log(x)` as `rt.log(x)`), which
+raises Python's ValueError or OverflowError where the compiled `math` function would
+return nan or inf. Where a derivative divides by zero (`math.sqrt` at 0, `math.asin` at
+1) the reverse sweep raises ZeroDivisionError, compiled or not, as the Python expression
+of the derivative would.
+"""
 import math
 
 import numpy as np  # noqa: F401  (names used in templates)
@@ -11,7 +18,7 @@ d = None  # templates say d[x] for "the adjoint of x"; they are never run
 t = None  # tangent templates say t[x] for "the tangent of x" (forward mode)
 
 
-@adjoint(math.sin, kind=scalar_float)
+@adjoint(math.sin, rt.sin, kind=scalar_float, name="rt.sin")
 def sin(ans, x):
     d[x] += d[ans] * math.cos(x)
 
@@ -21,7 +28,7 @@ def sin_tangent(ans, x):
     t[ans] = t[x] * math.cos(x)
 
 
-@adjoint(math.cos, kind=scalar_float)
+@adjoint(math.cos, rt.cos, kind=scalar_float, name="rt.cos")
 def cos(ans, x):
     d[x] += -d[ans] * math.sin(x)
 
@@ -31,7 +38,7 @@ def cos_tangent(ans, x):
     t[ans] = -t[x] * math.sin(x)
 
 
-@adjoint(math.tan, kind=scalar_float)
+@adjoint(math.tan, rt.tan, kind=scalar_float, name="rt.tan")
 def tan(ans, x):
     d[x] += d[ans] * (1.0 + ans * ans)
 
@@ -41,7 +48,7 @@ def tan_tangent(ans, x):
     t[ans] = t[x] * (1.0 + ans * ans)
 
 
-@adjoint(math.exp, kind=scalar_float)
+@adjoint(math.exp, rt.exp, kind=scalar_float, name="rt.exp")
 def exp(ans, x):
     d[x] += d[ans] * ans
 
@@ -51,17 +58,18 @@ def exp_tangent(ans, x):
     t[ans] = t[x] * ans
 
 
-@adjoint(math.log, kind=scalar_float)
-def log(ans, x):
-    d[x] += d[ans] / x
+@adjoint(math.log, rt.log, kind=scalar_float, name="rt.log")
+def log(ans, x, base=None):
+    d[x] += d[ans] / (x * rt.log_base(base))
+    d[base] += -d[ans] * ans / (base * rt.log_base(base))
 
 
 @tangent(math.log)
-def log_tangent(ans, x):
-    t[ans] = t[x] / x
+def log_tangent(ans, x, base=None):
+    t[ans] = t[x] / (x * rt.log_base(base)) - t[base] * ans / (base * rt.log_base(base))
 
 
-@adjoint(math.log1p, kind=scalar_float)
+@adjoint(math.log1p, rt.log1p, kind=scalar_float, name="rt.log1p")
 def log1p(ans, x):
     d[x] += d[ans] / (1.0 + x)
 
@@ -71,7 +79,7 @@ def log1p_tangent(ans, x):
     t[ans] = t[x] / (1.0 + x)
 
 
-@adjoint(math.expm1, kind=scalar_float)
+@adjoint(math.expm1, rt.expm1, kind=scalar_float, name="rt.expm1")
 def expm1(ans, x):
     d[x] += d[ans] * (ans + 1.0)
 
@@ -81,7 +89,7 @@ def expm1_tangent(ans, x):
     t[ans] = t[x] * (ans + 1.0)
 
 
-@adjoint(math.sqrt, kind=scalar_float)
+@adjoint(math.sqrt, rt.sqrt, kind=scalar_float, name="rt.sqrt")
 def sqrt(ans, x):
     d[x] += d[ans] * 0.5 / ans
 
@@ -101,7 +109,7 @@ def tanh_tangent(ans, x):
     t[ans] = t[x] * (1.0 - ans * ans)
 
 
-@adjoint(math.sinh, kind=scalar_float)
+@adjoint(math.sinh, rt.sinh, kind=scalar_float, name="rt.sinh")
 def sinh(ans, x):
     d[x] += d[ans] * math.cosh(x)
 
@@ -111,7 +119,7 @@ def sinh_tangent(ans, x):
     t[ans] = t[x] * math.cosh(x)
 
 
-@adjoint(math.cosh, kind=scalar_float)
+@adjoint(math.cosh, rt.cosh, kind=scalar_float, name="rt.cosh")
 def cosh(ans, x):
     d[x] += d[ans] * math.sinh(x)
 
@@ -131,7 +139,7 @@ def atan_tangent(ans, x):
     t[ans] = t[x] / (1.0 + x * x)
 
 
-@adjoint(math.asin, kind=scalar_float)
+@adjoint(math.asin, rt.asin, kind=scalar_float, name="rt.asin")
 def asin(ans, x):
     d[x] += d[ans] / math.sqrt(1.0 - x * x)
 
@@ -141,7 +149,7 @@ def asin_tangent(ans, x):
     t[ans] = t[x] / math.sqrt(1.0 - x * x)
 
 
-@adjoint(math.acos, kind=scalar_float)
+@adjoint(math.acos, rt.acos, kind=scalar_float, name="rt.acos")
 def acos(ans, x):
     d[x] += -d[ans] / math.sqrt(1.0 - x * x)
 
@@ -162,7 +170,7 @@ def atan2_tangent(ans, y, x):
     t[ans] = t[y] * x / (x * x + y * y) - t[x] * y / (x * x + y * y)
 
 
-@adjoint(math.pow, kind=scalar_float)
+@adjoint(math.pow, rt.pow, kind=scalar_float, name="rt.pow")
 def pow(ans, x, y):
     d[x] += d[ans] * rt.pow_dx(x, y)
     d[y] += d[ans] * ans * rt.log_or_zero(x)
@@ -194,4 +202,5 @@ def fabs_tangent(ans, x):
     t[ans] = t[x] * np.sign(x)
 
 
-nondiff(math.floor, math.ceil, math.trunc, kind=scalar_int)
+for _fn in (math.floor, math.ceil, math.trunc):
+    nondiff(_fn, getattr(rt, _fn.__name__), kind=scalar_int, name="rt." + _fn.__name__)

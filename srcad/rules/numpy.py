@@ -301,7 +301,8 @@ def prod_tangent(ans, x, axis=None):
     t[ans] = rt.prod_tangent(t[x], x, axis)
 
 
-@adjoint(np.max, rt.amax, kind=ty.reduction(), broadcast=False, name="rt.amax",
+# max and min are NaN when an element is, and that NaN gets the cotangent (the first one)
+@adjoint(np.max, np.amax, rt.amax, kind=ty.reduction(), broadcast=False, name="rt.amax",
          methods=("max",))
 def max(ans, x, axis=None):
     d[x] += rt.select_adjoint(d[ans], x, ans, axis)
@@ -312,7 +313,7 @@ def max_tangent(ans, x, axis=None):
     t[ans] = rt.select_tangent(t[x], x, ans, axis)
 
 
-@adjoint(np.min, rt.amin, kind=ty.reduction(), broadcast=False, name="rt.amin",
+@adjoint(np.min, np.amin, rt.amin, kind=ty.reduction(), broadcast=False, name="rt.amin",
          methods=("min",))
 def min(ans, x, axis=None):
     d[x] += rt.select_adjoint(d[ans], x, ans, axis)

@@ -189,12 +189,14 @@ def tangent(*objs):
 
 def nondiff(*objs, kind, params=("ans", "x"), defaults=None, name=None, methods=(),
             pure=True):
-    """Register `objs` as having zero derivative (rounding, comparisons, constructors)."""
-    for obj in objs:
-        rule = Rule(name=name or canonical_name(obj), params=list(params),
+    """Register `objs` as having zero derivative (rounding, comparisons, constructors).
+    Given a `name`, they share one rule (a function and the `rt` helper it runs as)."""
+    groups = [objs] if name is not None else [[obj] for obj in objs]
+    for group in groups:
+        rule = Rule(name=name or canonical_name(group[0]), params=list(params),
                     defaults=dict(defaults or {}), kind=kind, methods=tuple(methods),
                     pure=pure)
-        _register([obj], rule)
+        _register(group, rule)
 
 
 def parts(obj, *items, params=("ans", "a")):

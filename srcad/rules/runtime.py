@@ -61,6 +61,17 @@ def log_or_zero_tangent(ans, x):
     t[ans] = rt.select(x > 0.0, t[x], 0.0) / rt.select(x > 0.0, x, 1.0)
 
 
+# the natural logarithm of a logarithm's base, in the rules of `math.log(x, base)`
+@adjoint(rt.log_base, kind=ty.true_div, name="rt.log_base")
+def log_base(ans, base):
+    d[base] += d[ans] / base
+
+
+@tangent(rt.log_base)
+def log_base_tangent(ans, base):
+    t[ans] = t[base] / base
+
+
 # max/min reductions: the tangent of the first extreme element, linear in `v`
 @adjoint(rt.select_tangent, kind=ty.reduction(), name="rt.select_tangent")
 def select_tangent_(ans, v, x, extreme, axis):
