@@ -106,11 +106,12 @@ class GradFunction:
                     f"{self.params[i]}.astype(float)), or leave it out of `wrt`")
         return tuple(kinds)
 
-    def prepare(self, args, mode="rev"):
+    def prepare(self, args, mode="rev", fresh=False):
         """(arguments, runner) for positional `args`: they are as given when they pass the
         fast check of the module that ran last, else bound and made canonical. The runner
-        is that module's `Fast` runner (see `srcad.derivative.Fast`)."""
-        d = self.current()
+        is that module's `Fast` runner (see `srcad.derivative.Fast`). `fresh`: this object
+        was made just now, so its derivative was checked already."""
+        d = self.derivative if fresh else self.current()
         fast = d.fast.get(mode)
         if fast is None or not fast.accepts(args):
             args = self._bind(args, {})
@@ -281,17 +282,34 @@ def vjp(f, *primals, wrt=0, jit=True, on_jit_error="warn"):
     """
     g = GradFunction(f, wrt, jit, with_value=False, on_jit_error=on_jit_error,
                      scalar_output=False)
-    args, runner = g.prepare(primals)
+    args, runner = g.prepare(primals, fresh=True)
     out, tape = runner.forward(args)
     out = _copy_out(out)
+    return _plain(out) if not isinstance(out, tuple) else tuple(map(_plain, out)), \
+        Pullback(g, runner, args, tape, out)
 
-    def pullback(cotangent):
-        cot = _cotangent_like(cotangent, out, g)
-        return g.package(runner.reverse(args, tape, cot), args)
 
-    pullback.compiled = runner.compiled
-    pullback.__doc__ = f"Cotangents of `{g.fsrc.name}`'s inputs for a cotangent of its output."
-    return _plain(out) if not isinstance(out, tuple) else tuple(map(_plain, out)), pullback
+class Pullback:
+    """The pullback that `srcad.vjp` returns: called with a cotangent of the output, it
+    gives the cotangents of the differentiated inputs, running only the reverse sweep over
+    the tape that `vjp`'s forward sweep saved."""
+
+    __slots__ = ("_g", "_runner", "_args", "_tape", "_out")
+
+    def __init__(self, g, runner, args, tape, out):
+        self._g, self._runner, self._args, self._tape, self._out = g, runner, args, tape, out
+
+    def __call__(self, cotangent):
+        cot = _cotangent_like(cotangent, self._out, self._g)
+        return self._g.package(self._runner.reverse(self._args, self._tape, cot), self._args)
+
+    @property
+    def compiled(self):
+        """The compiled module whose sweeps run (see `srcad.source`)."""
+        return self._runner.compiled
+
+    def __repr__(self):
+        return f"<pullback of {self._g.fsrc.name}>"
 
 
 def jvp(f, primals, tangents, wrt=None, jit=True, on_jit_error="warn"):
@@ -310,7 +328,7 @@ def jvp(f, primals, tangents, wrt=None, jit=True, on_jit_error="warn"):
                              hint="pass float values, or name them with wrt=")
     g = GradFunction(f, wrt if isinstance(wrt, (tuple, list)) else (wrt,), jit,
                      with_value=False, on_jit_error=on_jit_error, scalar_output=False)
-    args, runner = g.prepare(primals, mode="fwd")
+    args, runner = g.prepare(primals, mode="fwd", fresh=True)
     tangents = tuple(tangents) if isinstance(tangents, (tuple, list)) else (tangents,)
     if len(tangents) != len(g.positions):
         raise g._error(f"jvp got {len(tangents)} tangents for {len(g.positions)} "

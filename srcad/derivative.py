@@ -36,8 +36,8 @@ def derivative(fn, wrt, jit, on_jit_error, scalar_output):
     """The `Derivative` of the Python function `fn` for these options: the cached one
     when nothing it read has changed (see `codegen.fingerprint.Reading`), else a new one
     (which replaces it)."""
-    options = (_hashable(wrt), jit, on_jit_error if jit else None, scalar_output)
     wrt = tuple(wrt) if isinstance(wrt, (tuple, list)) else (wrt,)
+    options = (_hashable(wrt), jit, on_jit_error if jit else None, scalar_output)
     found = _find(fn, options)
     if found is not None:
         return found
@@ -56,9 +56,8 @@ def _find(fn, options):
 
 
 def _hashable(wrt):
-    """`wrt` as a tuple (a bare position or name as one of one), or None when it is not
-    hashable (it is then refused with a message, when the positions are read)."""
-    wrt = tuple(wrt) if isinstance(wrt, (tuple, list)) else (wrt,)
+    """`wrt` (a tuple), or None when it is not hashable (it is then refused with a
+    message, when the positions are read)."""
     try:
         hash(wrt)
     except TypeError:

@@ -164,6 +164,8 @@ def _same_code(a, b, bytecode=True):
 
 def _python_function(fn):
     """The plain Python function behind `fn` (a Numba dispatcher gives its `py_func`)."""
+    if type(fn) is types.FunctionType:
+        return fn
     py_func = getattr(fn, "py_func", None)
     if py_func is not None:
         return py_func

@@ -185,3 +185,13 @@ def test_helper_tape_in_a_branch_numba_finds_constant():
                 t0 += 0.5 * helper0(a, x)
             return x + t0 + 0.1 * np.sum(a) + 0.1 * np.sum(m)
         """, seed=7500, jit=True)
+
+
+def test_forward_mode_leaves_values_that_never_reach_the_output():
+    # Found by the grammar generator: the jvp differentiated `flag`, which the output never
+    # reads, and the derivative of atan2 at (0, 0) divided by zero; reverse mode was right.
+    check("""
+        def f(x, y, a, m):
+            flag = math.atan2(0.0, y * 0.0)
+            return x * y + np.sum(a) + np.sum(m)
+        """)
