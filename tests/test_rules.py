@@ -29,23 +29,11 @@ from srcad.rules import registry
 from srcad.rules.registry import all_rules
 from srcad.source import FunctionSource
 from tests.fd import assert_grad_close, fd_grad
+from tests.rule_domains import points, rules_with_domains, scal, spelling, vec
 
 # ---------------------------------------------------------------------------
 # Arguments: fixed, irregular values (no ties, away from kinks and domain edges)
 # ---------------------------------------------------------------------------
-
-_FRACTIONS = np.array([0.13, 0.41, 0.67, 0.89])
-
-
-def vec(lo, hi):
-    """A 1-d float array of 4 distinct values inside (lo, hi)."""
-    return lo + (hi - lo) * _FRACTIONS
-
-
-def scal(lo, hi):
-    """A float inside (lo, hi)."""
-    return lo + (hi - lo) * 0.37
-
 
 W = np.array([0.7, -1.3, 0.4, 2.1])  # cotangent weights: `np.sum(f(x) * c)`
 A23 = np.array([[0.3, -1.2, 0.8], [1.1, 0.45, -0.6]])
@@ -103,39 +91,29 @@ class Case:
 # Differentiable rules
 # ---------------------------------------------------------------------------
 
-# domain (lo, hi) of the elementwise functions, shared by math.* and np.*
-_DOMAINS = {
-    "sin": (-2.0, 2.0), "cos": (-2.0, 2.0), "tan": (-1.2, 1.2), "exp": (-2.0, 2.0),
-    "log": (0.2, 3.0), "log1p": (-0.5, 3.0), "expm1": (-2.0, 2.0), "sqrt": (0.2, 3.0),
-    "tanh": (-2.0, 2.0), "sinh": (-2.0, 2.0), "cosh": (-2.0, 2.0),
-    "atan": (-2.0, 2.0), "arctan": (-2.0, 2.0), "asin": (-0.9, 0.9), "arcsin": (-0.9, 0.9),
-    "acos": (-0.9, 0.9), "arccos": (-0.9, 0.9), "fabs": (0.2, 2.0),
-    "square": (-2.0, 2.0), "absolute": (0.2, 2.0), "negative": (-2.0, 2.0),
-}
-_NEGATIVE_SIDE = {"fabs", "absolute"}  # also checked left of the kink at 0
-
-
-def _math(name):
-    lo, hi = _DOMAINS[name]
-    fn = getattr(math, name)
-    cases = [Case(fn, f"math.{name}(x)", {"x": scal(lo, hi)}, label="scalar")]
-    if name in _NEGATIVE_SIDE:
-        cases.append(Case(fn, f"math.{name}(x)", {"x": -scal(lo, hi)},
-                          label="negative"))
+def _from_domain(rule):
+    """The cases of a rule that declares its domain (see `tests.rule_domains`)."""
+    fn, call = spelling(rule)
+    cases = []
+    for point in points(rule):
+        text = ", ".join(p if p in point.floats else repr(v) for p, v in point.args.items())
+        args = {p: v for p, v in point.args.items() if p in point.floats}
+        if point.label == "scalar":
+            body = f"{call}({text})"
+        elif point.like_first:
+            body, args = f"np.sum({call}({text}) * weights)", {**args, "weights": W}
+        else:  # any output shape: weights that differ per element
+            body = f"np.sum(np.sin({call}({text})))"
+        cases.append(Case(fn, body, args, point.floats, point.label))
     return cases
 
 
-def _np_unary(name, spelled=None):
-    lo, hi = _DOMAINS[name]
-    call = spelled or f"np.{name}"
-    fn = getattr(np, name)
-    cases = [Case(fn, f"{call}(x)", {"x": scal(lo, hi)}, label="scalar"),
-             Case(fn, f"np.sum({call}(x) * c)", {"x": vec(lo, hi), "c": W},
-                  label="array")]
-    if name in _NEGATIVE_SIDE:
-        cases.append(Case(fn, f"np.sum({call}(x) * c)", {"x": -vec(lo, hi), "c": W},
-                          label="negative"))
-    return cases
+def _negative_side(fn, call, array):
+    """|x| and fabs also left of their kink at 0."""
+    if not array:
+        return [Case(fn, f"{call}(x)", {"x": -scal(0.2, 2.0)}, label="negative")]
+    return [Case(fn, f"np.sum({call}(x) * c)", {"x": -vec(0.2, 2.0), "c": W},
+                 label="negative")]
 
 
 def _binary_op(rule, sym, x_dom=(-2.0, 2.0), y_dom=(-2.0, 2.0)):
@@ -202,16 +180,13 @@ DIFF_CASES = [
     Case(min, "min(x, y, z)", {"x": -0.4, "y": 0.2, "z": 0.1}, ("x", "y", "z"), "three"),
     Case(float, "float(x) * y", {"x": 0.6, "y": 1.7}, ("x", "y")),
     # math
-    *[c for name in ("sin", "cos", "tan", "exp", "log", "log1p", "expm1", "sqrt", "tanh",
-                     "sinh", "cosh", "atan", "asin", "acos", "fabs") for c in _math(name)],
+    *_negative_side(math.fabs, "math.fabs", array=False),
     Case(math.atan2, "math.atan2(y, x)", {"y": 0.7, "x": -1.2}, ("y", "x")),
     Case(math.pow, "math.pow(x, y)", {"x": 1.3, "y": -0.6}, ("x", "y")),
     Case(math.hypot, "math.hypot(x, y)", {"x": 1.3, "y": -0.6}, ("x", "y")),
     # numpy, elementwise
-    *[c for name in ("sin", "cos", "tan", "exp", "log", "log1p", "expm1", "sqrt", "square",
-                     "tanh", "sinh", "cosh", "arctan", "arcsin", "arccos", "negative")
-      for c in _np_unary(name)],
-    *_np_unary("absolute", spelled="np.abs"),
+    *_negative_side(np.absolute, "np.abs", array=True),
+    Case(np.absolute, "np.sum(np.abs(x) * c)", {"x": vec(0.2, 2.0), "c": W}, label="spelled-abs"),
     Case(np.absolute, "np.absolute(x)", {"x": -0.6}, label="spelled-absolute"),
     Case(np.power, "np.sum(np.power(x, y) * c)", {"x": vec(0.3, 2.0), "y": vec(-1.5, 2.5),
                                                      "c": W}, ("x", "y"), "array"),
@@ -440,6 +415,10 @@ def _load_cases(cases):
     spec.loader.exec_module(module)
     for k, case in enumerate(cases):
         case.fn = getattr(module, f"case_{k}")
+
+
+# every rule that declares its domain: cases made from it
+DIFF_CASES += [c for rule in rules_with_domains() for c in _from_domain(rule)]
 
 
 _load_cases(DIFF_CASES + NONDIFF_CASES + CONSTRUCTOR_VALUE_CASES)

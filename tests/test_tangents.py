@@ -29,9 +29,9 @@ from srcad import runtime as rt
 from srcad.passes.forward_ad import additive_terms
 from srcad.rules import registry
 from srcad.rules.registry import all_rules
+from tests.rule_domains import points, rules_with_domains, spelling
 from tests.test_rules import (
     _A234,
-    _DOMAINS,
     A23,
     B23,
     B32,
@@ -149,16 +149,15 @@ def _binary(rule, x_dom=(-2.0, 2.0), y_dom=(-2.0, 2.0)):
     ]
 
 
-def _unary(fn, name, array=True):
-    lo, hi = _DOMAINS[name]
-    cases = [Case(fn, {"x": scal(lo, hi)}, "scalar")]
-    if array:
-        cases += [Case(fn, {"x": vec(lo, hi)}, "array"),
-                  Case(fn, {"x": np.outer(vec(lo, hi)[:2], [1.0, 0.97, 1.01])
-                            if lo > 0 else vec(lo, hi)[::-1].copy()}, "other")]
-    if name in ("fabs", "absolute"):
-        cases.append(Case(fn, {"x": -scal(lo, hi)}, "negative"))
-    return cases
+def _from_domain(rule):
+    """The cases of a rule that declares its domain (see `tests.rule_domains`)."""
+    fn, _ = spelling(rule)
+    return [Case(fn, point.args, point.label) for point in points(rule)]
+
+
+def _negative_side(fn):
+    """|x| and fabs also left of their kink at 0."""
+    return [Case(fn, {"x": -scal(0.2, 2.0)}, "negative")]
 
 
 def _pairwise(fn):
@@ -175,11 +174,6 @@ def _reduction(fn, lo=-2.0, hi=2.0):
             Case(fn, {"x": a, "axis": -1}, "axis-negative"),
             Case(fn, {"x": vec(lo, hi), "axis": 0}, "1d-axis0")]
 
-
-_MATH_UNARY = ("sin", "cos", "tan", "exp", "log", "log1p", "expm1", "sqrt", "tanh", "sinh",
-               "cosh", "atan", "asin", "acos", "fabs")
-_NP_UNARY = ("sin", "cos", "tan", "exp", "log", "log1p", "expm1", "sqrt", "square", "tanh",
-             "sinh", "cosh", "arctan", "arcsin", "arccos", "absolute", "negative")
 
 CASES = [
     # operators
@@ -209,12 +203,13 @@ CASES = [
     Case(min, {"x": -0.4, "y": 0.2}, "first"),
     Case(float, {"x": 0.6}),
     # math
-    *[c for name in _MATH_UNARY for c in _unary(getattr(math, name), name, array=False)],
+    *_negative_side(math.fabs),
     Case(math.atan2, {"y": 0.7, "x": -1.2}),
     Case(math.pow, {"x": 1.3, "y": -0.6}),
     Case(math.hypot, {"x": 1.3, "y": -0.6}),
     # numpy, elementwise
-    *[c for name in _NP_UNARY for c in _unary(getattr(np, name), name)],
+    *_negative_side(np.absolute),
+    *[c for rule in rules_with_domains() for c in _from_domain(rule)],
     Case(np.power, {"x": vec(0.3, 2.0), "y": vec(-1.5, 2.5)}, "array"),
     Case(np.power, {"x": 1.4, "y": -0.7}, "scalar"),
     Case(np.power, {"x": vec(-2.0, 2.0), "y": 2.0}, "negative-base", const=("y",)),

@@ -18,7 +18,7 @@ d = None  # templates say d[x] for "the adjoint of x"; they are never run
 t = None  # tangent templates say t[x] for "the tangent of x" (forward mode)
 
 
-@adjoint(math.sin, rt.sin, kind=scalar_float, name="rt.sin")
+@adjoint(math.sin, rt.sin, kind=scalar_float, name="rt.sin", domain=(-2.0, 2.0))
 def sin(ans, x):
     d[x] += d[ans] * math.cos(x)
 
@@ -28,7 +28,7 @@ def sin_tangent(ans, x):
     t[ans] = t[x] * math.cos(x)
 
 
-@adjoint(math.cos, rt.cos, kind=scalar_float, name="rt.cos")
+@adjoint(math.cos, rt.cos, kind=scalar_float, name="rt.cos", domain=(-2.0, 2.0))
 def cos(ans, x):
     d[x] += -d[ans] * math.sin(x)
 
@@ -38,7 +38,7 @@ def cos_tangent(ans, x):
     t[ans] = -t[x] * math.sin(x)
 
 
-@adjoint(math.tan, rt.tan, kind=scalar_float, name="rt.tan")
+@adjoint(math.tan, rt.tan, kind=scalar_float, name="rt.tan", domain=(-1.2, 1.2))
 def tan(ans, x):
     d[x] += d[ans] * (1.0 + ans * ans)
 
@@ -48,7 +48,7 @@ def tan_tangent(ans, x):
     t[ans] = t[x] * (1.0 + ans * ans)
 
 
-@adjoint(math.exp, rt.exp, kind=scalar_float, name="rt.exp")
+@adjoint(math.exp, rt.exp, kind=scalar_float, name="rt.exp", domain=(-2.0, 2.0))
 def exp(ans, x):
     d[x] += d[ans] * ans
 
@@ -58,7 +58,7 @@ def exp_tangent(ans, x):
     t[ans] = t[x] * ans
 
 
-@adjoint(math.log, rt.log, kind=scalar_float, name="rt.log")
+@adjoint(math.log, rt.log, kind=scalar_float, name="rt.log", domain={"x": (0.2, 3.0)})
 def log(ans, x, base=None):
     d[x] += d[ans] / (x * rt.log_base(base))
     d[base] += -d[ans] * ans / (base * rt.log_base(base))
@@ -69,7 +69,7 @@ def log_tangent(ans, x, base=None):
     t[ans] = t[x] / (x * rt.log_base(base)) - t[base] * ans / (base * rt.log_base(base))
 
 
-@adjoint(math.log1p, rt.log1p, kind=scalar_float, name="rt.log1p")
+@adjoint(math.log1p, rt.log1p, kind=scalar_float, name="rt.log1p", domain=(-0.5, 3.0))
 def log1p(ans, x):
     d[x] += d[ans] / (1.0 + x)
 
@@ -79,7 +79,7 @@ def log1p_tangent(ans, x):
     t[ans] = t[x] / (1.0 + x)
 
 
-@adjoint(math.expm1, rt.expm1, kind=scalar_float, name="rt.expm1")
+@adjoint(math.expm1, rt.expm1, kind=scalar_float, name="rt.expm1", domain=(-2.0, 2.0))
 def expm1(ans, x):
     d[x] += d[ans] * (ans + 1.0)
 
@@ -89,7 +89,7 @@ def expm1_tangent(ans, x):
     t[ans] = t[x] * (ans + 1.0)
 
 
-@adjoint(math.sqrt, rt.sqrt, kind=scalar_float, name="rt.sqrt")
+@adjoint(math.sqrt, rt.sqrt, kind=scalar_float, name="rt.sqrt", domain=(0.2, 3.0))
 def sqrt(ans, x):
     d[x] += d[ans] * 0.5 / ans
 
@@ -99,7 +99,7 @@ def sqrt_tangent(ans, x):
     t[ans] = t[x] * 0.5 / ans
 
 
-@adjoint(math.tanh, kind=scalar_float)
+@adjoint(math.tanh, kind=scalar_float, domain=(-2.0, 2.0))
 def tanh(ans, x):
     d[x] += d[ans] * (1.0 - ans * ans)
 
@@ -109,7 +109,7 @@ def tanh_tangent(ans, x):
     t[ans] = t[x] * (1.0 - ans * ans)
 
 
-@adjoint(math.sinh, rt.sinh, kind=scalar_float, name="rt.sinh")
+@adjoint(math.sinh, rt.sinh, kind=scalar_float, name="rt.sinh", domain=(-2.0, 2.0))
 def sinh(ans, x):
     d[x] += d[ans] * math.cosh(x)
 
@@ -119,7 +119,7 @@ def sinh_tangent(ans, x):
     t[ans] = t[x] * math.cosh(x)
 
 
-@adjoint(math.cosh, rt.cosh, kind=scalar_float, name="rt.cosh")
+@adjoint(math.cosh, rt.cosh, kind=scalar_float, name="rt.cosh", domain=(-2.0, 2.0))
 def cosh(ans, x):
     d[x] += d[ans] * math.sinh(x)
 
@@ -129,7 +129,7 @@ def cosh_tangent(ans, x):
     t[ans] = t[x] * math.sinh(x)
 
 
-@adjoint(math.atan, kind=scalar_float)
+@adjoint(math.atan, kind=scalar_float, domain=(-2.0, 2.0))
 def atan(ans, x):
     d[x] += d[ans] / (1.0 + x * x)
 
@@ -139,7 +139,7 @@ def atan_tangent(ans, x):
     t[ans] = t[x] / (1.0 + x * x)
 
 
-@adjoint(math.asin, rt.asin, kind=scalar_float, name="rt.asin")
+@adjoint(math.asin, rt.asin, kind=scalar_float, name="rt.asin", domain=(-0.9, 0.9))
 def asin(ans, x):
     d[x] += d[ans] / math.sqrt(1.0 - x * x)
 
@@ -149,7 +149,7 @@ def asin_tangent(ans, x):
     t[ans] = t[x] / math.sqrt(1.0 - x * x)
 
 
-@adjoint(math.acos, rt.acos, kind=scalar_float, name="rt.acos")
+@adjoint(math.acos, rt.acos, kind=scalar_float, name="rt.acos", domain=(-0.9, 0.9))
 def acos(ans, x):
     d[x] += -d[ans] / math.sqrt(1.0 - x * x)
 
@@ -192,7 +192,7 @@ def hypot_tangent(ans, x, y):
     t[ans] = t[x] * x / ans + t[y] * y / ans
 
 
-@adjoint(math.fabs, kind=scalar_float)
+@adjoint(math.fabs, kind=scalar_float, domain=(0.2, 2.0))
 def fabs(ans, x):
     d[x] += d[ans] * np.sign(x)
 

@@ -12,7 +12,7 @@ t = None  # tangent templates say t[x] for "the tangent of x" (forward mode)
 # elementwise
 
 
-@adjoint(np.sin, kind=ty.elementwise)
+@adjoint(np.sin, kind=ty.elementwise, domain=(-2.0, 2.0))
 def sin(ans, x):
     d[x] += d[ans] * np.cos(x)
 
@@ -22,7 +22,7 @@ def sin_tangent(ans, x):
     t[ans] = t[x] * np.cos(x)
 
 
-@adjoint(np.cos, kind=ty.elementwise)
+@adjoint(np.cos, kind=ty.elementwise, domain=(-2.0, 2.0))
 def cos(ans, x):
     d[x] += -d[ans] * np.sin(x)
 
@@ -32,7 +32,7 @@ def cos_tangent(ans, x):
     t[ans] = -t[x] * np.sin(x)
 
 
-@adjoint(np.tan, kind=ty.elementwise)
+@adjoint(np.tan, kind=ty.elementwise, domain=(-1.2, 1.2))
 def tan(ans, x):
     d[x] += d[ans] * (1.0 + ans * ans)
 
@@ -42,7 +42,7 @@ def tan_tangent(ans, x):
     t[ans] = t[x] * (1.0 + ans * ans)
 
 
-@adjoint(np.exp, kind=ty.elementwise)
+@adjoint(np.exp, kind=ty.elementwise, domain=(-2.0, 2.0))
 def exp(ans, x):
     d[x] += d[ans] * ans
 
@@ -52,7 +52,7 @@ def exp_tangent(ans, x):
     t[ans] = t[x] * ans
 
 
-@adjoint(np.log, kind=ty.elementwise)
+@adjoint(np.log, kind=ty.elementwise, domain=(0.2, 3.0))
 def log(ans, x):
     d[x] += d[ans] / x
 
@@ -62,7 +62,7 @@ def log_tangent(ans, x):
     t[ans] = t[x] / x
 
 
-@adjoint(np.log1p, kind=ty.elementwise)
+@adjoint(np.log1p, kind=ty.elementwise, domain=(-0.5, 3.0))
 def log1p(ans, x):
     d[x] += d[ans] / (1.0 + x)
 
@@ -72,7 +72,7 @@ def log1p_tangent(ans, x):
     t[ans] = t[x] / (1.0 + x)
 
 
-@adjoint(np.expm1, kind=ty.elementwise)
+@adjoint(np.expm1, kind=ty.elementwise, domain=(-2.0, 2.0))
 def expm1(ans, x):
     d[x] += d[ans] * (ans + 1.0)
 
@@ -82,7 +82,7 @@ def expm1_tangent(ans, x):
     t[ans] = t[x] * (ans + 1.0)
 
 
-@adjoint(np.sqrt, kind=ty.elementwise)
+@adjoint(np.sqrt, kind=ty.elementwise, domain=(0.2, 3.0))
 def sqrt(ans, x):
     d[x] += d[ans] * 0.5 / ans
 
@@ -92,7 +92,7 @@ def sqrt_tangent(ans, x):
     t[ans] = t[x] * 0.5 / ans
 
 
-@adjoint(np.square, kind=ty.same)
+@adjoint(np.square, kind=ty.same, domain=(-2.0, 2.0))
 def square(ans, x):
     d[x] += d[ans] * 2.0 * x
 
@@ -102,7 +102,7 @@ def square_tangent(ans, x):
     t[ans] = t[x] * 2.0 * x
 
 
-@adjoint(np.tanh, kind=ty.elementwise)
+@adjoint(np.tanh, kind=ty.elementwise, domain=(-2.0, 2.0))
 def tanh(ans, x):
     d[x] += d[ans] * (1.0 - ans * ans)
 
@@ -112,7 +112,7 @@ def tanh_tangent(ans, x):
     t[ans] = t[x] * (1.0 - ans * ans)
 
 
-@adjoint(np.sinh, kind=ty.elementwise)
+@adjoint(np.sinh, kind=ty.elementwise, domain=(-2.0, 2.0))
 def sinh(ans, x):
     d[x] += d[ans] * np.cosh(x)
 
@@ -122,7 +122,7 @@ def sinh_tangent(ans, x):
     t[ans] = t[x] * np.cosh(x)
 
 
-@adjoint(np.cosh, kind=ty.elementwise)
+@adjoint(np.cosh, kind=ty.elementwise, domain=(-2.0, 2.0))
 def cosh(ans, x):
     d[x] += d[ans] * np.sinh(x)
 
@@ -132,7 +132,7 @@ def cosh_tangent(ans, x):
     t[ans] = t[x] * np.sinh(x)
 
 
-@adjoint(np.arctan, kind=ty.elementwise)
+@adjoint(np.arctan, kind=ty.elementwise, domain=(-2.0, 2.0))
 def arctan(ans, x):
     d[x] += d[ans] / (1.0 + x * x)
 
@@ -142,7 +142,7 @@ def arctan_tangent(ans, x):
     t[ans] = t[x] / (1.0 + x * x)
 
 
-@adjoint(np.arcsin, kind=ty.elementwise)
+@adjoint(np.arcsin, kind=ty.elementwise, domain=(-0.9, 0.9))
 def arcsin(ans, x):
     d[x] += d[ans] / np.sqrt(1.0 - x * x)
 
@@ -152,7 +152,7 @@ def arcsin_tangent(ans, x):
     t[ans] = t[x] / np.sqrt(1.0 - x * x)
 
 
-@adjoint(np.arccos, kind=ty.elementwise)
+@adjoint(np.arccos, kind=ty.elementwise, domain=(-0.9, 0.9))
 def arccos(ans, x):
     d[x] += -d[ans] / np.sqrt(1.0 - x * x)
 
@@ -162,7 +162,7 @@ def arccos_tangent(ans, x):
     t[ans] = -t[x] / np.sqrt(1.0 - x * x)
 
 
-@adjoint(np.abs, kind=ty.same)
+@adjoint(np.abs, kind=ty.same, domain=(0.2, 2.0))
 def absolute(ans, x):
     d[x] += d[ans] * np.sign(x)
 
@@ -172,7 +172,7 @@ def absolute_tangent(ans, x):
     t[ans] = t[x] * np.sign(x)
 
 
-@adjoint(np.negative, kind=ty.same)
+@adjoint(np.negative, kind=ty.same, domain=(-2.0, 2.0))
 def negative(ans, x):
     d[x] += -d[ans]
 

@@ -40,6 +40,9 @@ class Rule:
     methods: tuple = ()  # method spellings: `x.sum()` is `np.sum(x)`
     view: bool = False  # the result may share memory with the first argument
     pure: bool = True  # same arguments, same result, no effect (a random draw is not)
+    # where the tests try it: parameter -> (lo, hi) for a float drawn inside, or a fixed
+    # value (an int shift, say); the registry-driven tests make its cases from it
+    domain: dict = None
 
     def bind(self, args, keywords, error):
         """Map this call's atoms (gast nodes) to the rule's parameters; None if omitted."""
@@ -130,7 +133,7 @@ def _register(objs, rule):
 
 
 def adjoint(*objs, kind, name=None, broadcast=None, masks=False, sequence=None, methods=(),
-            view=False, pure=True):
+            view=False, pure=True, domain=None):
     """Register a template as the adjoint rule of `objs` (functions, or operator keys).
 
     `masks=True` marks a rule that sends each element's cotangent to one operand only
@@ -139,7 +142,10 @@ def adjoint(*objs, kind, name=None, broadcast=None, masks=False, sequence=None, 
     index into it along the axis ("stack"). `methods` are the array methods that spell
     the same call (`x.sum()`), `view=True` a result that may share the first argument's
     memory (`np.transpose`), `pure=False` a call that must not be merged with an equal
-    one (a random draw).
+    one (a random draw). `domain` says where the function is smooth enough to test: a
+    `(lo, hi)` for every parameter the rule differentiates, or a dict from parameter to
+    `(lo, hi)` or to a fixed value; the registry-driven tests make a rule's cases from it
+    (scalar and array calls of an elementwise rule, 1-d and 2-d arrays of another).
     """
 
     def deco(template):
@@ -154,10 +160,18 @@ def adjoint(*objs, kind, name=None, broadcast=None, masks=False, sequence=None, 
                     reads=_primal_reads(body, params), masks=masks, sequence=sequence,
                     reads_by=_reads_by_target(body, params), methods=tuple(methods),
                     view=view, pure=pure)
+        rule.domain = _domain(domain, rule)
         _register(objs, rule)
         return template
 
     return deco
+
+
+def _domain(domain, rule):
+    """`domain` as a dict from parameter to (lo, hi) or a fixed value, or None."""
+    if domain is None or isinstance(domain, dict):
+        return domain
+    return {p: tuple(domain) for p in rule.params[1:] if p in rule.diff}
 
 
 def tangent(*objs):
@@ -238,6 +252,11 @@ def is_pure(name):
     pure (functions without a rule are not known to be)."""
     rule = _BY_NAME.get(name)
     return rule is not None and rule.pure
+
+
+def functions_of(rule):
+    """The functions registered for `rule`, in the order they were registered."""
+    return [obj for obj, r in _BY_ID.values() if r is rule]
 
 
 def all_rules():
