@@ -193,6 +193,17 @@ def power_tangent(ans, x, y):
     t[ans] = t[x] * rt.pow_dx(x, y) + t[y] * ans * rt.log_or_zero(x)
 
 
+@adjoint(np.arctan2, kind=ty.arith, domain={"y": (-2.0, 2.0), "x": (0.5, 2.0)})
+def arctan2(ans, y, x):
+    d[y] += d[ans] * x / (x * x + y * y)
+    d[x] += -d[ans] * y / (x * x + y * y)
+
+
+@tangent(np.arctan2)
+def arctan2_tangent(ans, y, x):
+    t[ans] = t[y] * x / (x * x + y * y) - t[x] * y / (x * x + y * y)
+
+
 @adjoint(np.maximum, kind=ty.same, masks=True)
 def maximum(ans, x, y):
     d[x] += rt.select(x >= y, d[ans], 0.0)
@@ -370,6 +381,17 @@ def ravel(ans, x):
 @tangent(np.ravel)
 def ravel_tangent(ans, x):
     t[ans] = np.ravel(t[x])
+
+
+# the running sum of the flattened array; its adjoint, the running sum from the end
+@adjoint(np.cumsum, kind=ty.ravel, broadcast=False, methods=("cumsum",), domain=(-2.0, 2.0))
+def cumsum(ans, x):
+    d[x] += rt.reshape(np.cumsum(d[ans][::-1])[::-1], x.shape)
+
+
+@tangent(np.cumsum)
+def cumsum_tangent(ans, x):
+    t[ans] = np.cumsum(t[x])
 
 
 @adjoint(rt.flatten, kind=ty.ravel, broadcast=False, name="rt.flatten",
