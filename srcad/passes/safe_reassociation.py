@@ -12,7 +12,8 @@ could have decided the other way, and the gradient would come from the other bra
 So the flag is given only when no decision in the reverse sweep reads a primal value that
 reordering could change: one computed by a chain of two or more additions or two or more
 multiplications (`s = x + y` then `t = s + z`), or by a call that sums inside (`np.sum`,
-`np.dot`), or from such a value. Adjoints are not followed: a decision on an adjoint (a
+`np.dot`: its rule says `sums=True`, and so is any function without a rule), or from such
+a value; and no call that jumps (`np.floor`, `int`: `continuous=False`) reads one. Adjoints are not followed: a decision on an adjoint (a
 strong zero's test) can only differ where the rounding of a sum already decides it.
 
 >>> import gast
@@ -31,30 +32,10 @@ False
 """
 import gast
 
+from srcad.passes import ir
+from srcad.rules import registry
+
 _FAMILY = {gast.Add: "sum", gast.Sub: "sum", gast.Mult: "product", gast.Div: "product"}
-
-# elementwise: each result element comes from the same elements of the arguments, by one
-# rounding of one library call, which the flag does not change
-_ELEMENTWISE = {
-    "sin", "cos", "tan", "arcsin", "arccos", "arctan", "asin", "acos", "atan", "sinh",
-    "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "asinh", "acosh", "atanh", "exp",
-    "expm1", "exp2", "log", "log1p", "log2", "log10", "sqrt", "cbrt", "square", "power",
-    "pow", "hypot", "atan2", "arctan2", "abs", "fabs", "absolute", "negative", "reciprocal",
-    "erf", "erfc", "gamma", "lgamma", "maximum", "minimum", "fmax", "fmin", "max", "min",
-    "where", "clip", "sign", "floor", "ceil", "trunc", "rint", "round", "float", "int",
-    "bool", "isnan", "isinf", "isfinite", "zeros", "ones", "empty", "full", "zeros_like",
-    "ones_like", "empty_like", "full_like", "copy", "len", "range", "reshape", "ravel",
-    "transpose", "asarray", "array", "ascontiguousarray", "broadcast_to", "astype",
-}
-
-# continuous: a result that moves only by rounding when its arguments do
-_CONTINUOUS = _ELEMENTWISE - {
-    "sign", "floor", "ceil", "trunc", "rint", "round", "int", "bool", "isnan", "isinf",
-    "isfinite", "range", "zeros", "ones", "empty", "full", "reshape",
-} | {
-    "sum", "prod", "mean", "dot", "vdot", "matmul", "outer", "cumsum", "cumprod", "norm",
-    "trace", "var", "std", "amax", "amin", "concatenate", "stack", "hstack", "vstack",
-}
 
 _DISCONTINUOUS_OPS = (gast.Mod, gast.FloorDiv)
 
@@ -64,6 +45,33 @@ def _callee(func):
     if isinstance(func, gast.Attribute):
         return func.attr
     return func.id if isinstance(func, gast.Name) else None
+
+
+_MODULES = {"np", "math", "rt"}
+
+
+def _rule(call):
+    """The rule of the function that `call` calls (a method by its name), or None: an
+    unknown function, which may sum inside and may jump."""
+    text = ir.dotted_text(call.func)
+    rule = registry.by_spelling(text) if text else None
+    if rule is None and isinstance(call.func, gast.Attribute) and \
+            ir.dotted_text(call.func.value) not in _MODULES:
+        rule = registry.by_method(call.func.attr)
+    return rule
+
+
+def _elementwise(call):
+    """Whether reordering arithmetic leaves `call`'s value as it is, given its arguments:
+    it sums nothing inside (its rule says `sums=False`)."""
+    rule = _rule(call)
+    return rule is not None and not rule.sums
+
+
+def _continuous(call):
+    """Whether `call`'s value moves only by rounding when its arguments do."""
+    rule = _rule(call)
+    return rule is not None and rule.continuous
 
 
 def _loads(node):
@@ -170,7 +178,7 @@ class SafeReassociation:
                         return True
             elif isinstance(node, gast.BinOp) and isinstance(node.op, gast.MatMult):
                 return True
-            elif isinstance(node, gast.Call) and _callee(node.func) not in _ELEMENTWISE and \
+            elif isinstance(node, gast.Call) and not _elementwise(node) and \
                     not self.integer(node):
                 return True
         return False
@@ -186,6 +194,6 @@ class SafeReassociation:
             return reads(node.slice)
         if isinstance(node, gast.BinOp) and isinstance(node.op, _DISCONTINUOUS_OPS):
             return reads(node)
-        if isinstance(node, gast.Call) and _callee(node.func) not in _CONTINUOUS:
+        if isinstance(node, gast.Call) and not _continuous(node):
             return any(reads(a) for a in node.args + [k.value for k in node.keywords])
         return False

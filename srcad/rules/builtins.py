@@ -55,7 +55,7 @@ def float_tangent(ans, x):
 
 nondiff(builtins.int, rt.to_int, kind=to_int, name="rt.to_int")  # int(nan) raises
 nondiff(builtins.round, kind=to_int)
-nondiff(builtins.len, kind=scalar_int)
+nondiff(builtins.len, kind=scalar_int, continuous=True)
 
 # srcad's own runtime helpers that passes insert
 nondiff(rt.range_len, kind=scalar_int, params=("ans", "start", "stop", "step"),

@@ -42,7 +42,8 @@ def det_tangent(ans, a):
 
 # slogdet(a) is the pair (sign, log |det a|), each item with a rule of its own
 parts(np.linalg.slogdet, "rt.slogdet_sign", "rt.logabsdet")
-nondiff(rt.slogdet_sign, kind=ty.scalar_float, params=("ans", "a"), name="rt.slogdet_sign")
+nondiff(rt.slogdet_sign, kind=ty.scalar_float, params=("ans", "a"), name="rt.slogdet_sign",
+        sums=True)
 
 
 @adjoint(rt.logabsdet, kind=ty.scalar_float, broadcast=False, name="rt.logabsdet")
@@ -96,7 +97,7 @@ def trace_tangent(ans, a):
     t[ans] = np.trace(t[a])
 
 
-@adjoint(np.diag, kind=ty.diag, broadcast=False)
+@adjoint(np.diag, kind=ty.diag, broadcast=False, sums=False)
 def diag(ans, v, k=0):
     d[v] += rt.diag_adjoint(d[ans], v, k)
 

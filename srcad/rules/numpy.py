@@ -251,7 +251,7 @@ def where_tangent(ans, condition, x, y):
     t[ans] = rt.select(condition, t[x], 0.0) + rt.select(condition, 0.0, t[y])
 
 
-@adjoint(np.array, kind=ty.join_arrays(1), broadcast=False, sequence="stack")
+@adjoint(np.array, kind=ty.join_arrays(1), broadcast=False, sequence="stack", sums=False)
 def array(ans, arrays):
     d[arrays] += d[ans]  # a sequence: each element gets its slice of d[ans]
 
@@ -314,7 +314,7 @@ def prod_tangent(ans, x, axis=None):
 
 # max and min are NaN when an element is, and that NaN gets the cotangent (the first one)
 @adjoint(np.max, np.amax, rt.amax, kind=ty.reduction(), broadcast=False, name="rt.amax",
-         methods=("max",))
+         methods=("max",), sums=False)
 def max(ans, x, axis=None):
     d[x] += rt.select_adjoint(d[ans], x, ans, axis)
 
@@ -325,7 +325,7 @@ def max_tangent(ans, x, axis=None):
 
 
 @adjoint(np.min, np.amin, rt.amin, kind=ty.reduction(), broadcast=False, name="rt.amin",
-         methods=("min",))
+         methods=("min",), sums=False)
 def min(ans, x, axis=None):
     d[x] += rt.select_adjoint(d[ans], x, ans, axis)
 
@@ -352,7 +352,8 @@ def dot_tangent(ans, x, y):
 # shapes
 
 
-@adjoint(np.transpose, kind=ty.first, broadcast=False, methods=("transpose",), view=True)
+@adjoint(np.transpose, kind=ty.first, broadcast=False, methods=("transpose",), view=True,
+         sums=False)
 def transpose(ans, x):
     d[x] += np.transpose(d[ans])
 
@@ -363,7 +364,7 @@ def transpose_tangent(ans, x):
 
 
 @adjoint(np.reshape, rt.reshape, kind=ty.reshape, broadcast=False, name="rt.reshape",
-         methods=("reshape",), view=True)
+         methods=("reshape",), view=True, sums=False)
 def reshape(ans, x, shape):
     d[x] += rt.reshape(d[ans], x.shape)
 
@@ -373,7 +374,7 @@ def reshape_tangent(ans, x, shape):
     t[ans] = rt.reshape(t[x], shape)
 
 
-@adjoint(np.ravel, kind=ty.ravel, broadcast=False, methods=("ravel",), view=True)
+@adjoint(np.ravel, kind=ty.ravel, broadcast=False, methods=("ravel",), view=True, sums=False)
 def ravel(ans, x):
     d[x] += rt.reshape(d[ans], x.shape)
 
@@ -395,7 +396,7 @@ def cumsum_tangent(ans, x):
 
 
 @adjoint(rt.flatten, kind=ty.ravel, broadcast=False, name="rt.flatten",
-         methods=("flatten",))
+         methods=("flatten",), sums=False)
 def flatten(ans, x):
     d[x] += rt.reshape(d[ans], x.shape)
 
@@ -405,7 +406,7 @@ def flatten_tangent(ans, x):
     t[ans] = rt.flatten(t[x])
 
 
-@adjoint(np.copy, kind=ty.first, broadcast=False, methods=("copy",))
+@adjoint(np.copy, kind=ty.first, broadcast=False, methods=("copy",), sums=False)
 def copy(ans, x):
     d[x] += d[ans]
 
@@ -416,7 +417,7 @@ def copy_tangent(ans, x):
 
 
 @adjoint(np.concatenate, kind=ty.join_arrays(0), broadcast=False,
-         sequence="concatenate")
+         sequence="concatenate", sums=False)
 def concatenate(ans, arrays, axis=0):
     d[arrays] += rt.split_like(d[ans], arrays, axis)
 
@@ -426,7 +427,7 @@ def concatenate_tangent(ans, arrays, axis=0):
     t[ans] = np.concatenate(t[arrays], axis)
 
 
-@adjoint(np.stack, kind=ty.join_arrays(1), broadcast=False, sequence="stack")
+@adjoint(np.stack, kind=ty.join_arrays(1), broadcast=False, sequence="stack", sums=False)
 def stack(ans, arrays, axis=0):
     d[arrays] += rt.unstack_like(d[ans], arrays, axis)
 
@@ -444,7 +445,7 @@ nondiff(np.zeros_like, np.ones_like, np.empty_like, kind=ty.like, params=("ans",
         defaults={"dtype": None})
 
 
-@adjoint(np.full, kind=ty.full, broadcast=False)
+@adjoint(np.full, kind=ty.full, broadcast=False, sums=False)
 def full(ans, shape, fill_value, dtype=None):
     d[fill_value] += np.sum(d[ans])
 
@@ -454,7 +455,7 @@ def full_tangent(ans, shape, fill_value, dtype=None):
     t[ans] = np.full(shape, t[fill_value])
 
 
-@adjoint(np.linspace, kind=ty.linspace, broadcast=False)
+@adjoint(np.linspace, kind=ty.linspace, broadcast=False, sums=False)
 def linspace(ans, start, stop, num=50):
     d[start] += np.sum(d[ans] * (1.0 - np.linspace(0.0, 1.0, num)))
     d[stop] += np.sum(d[ans] * np.linspace(0.0, 1.0, num))
@@ -466,7 +467,7 @@ def linspace_tangent(ans, start, stop, num=50):
               + t[stop] * np.linspace(0.0, 1.0, num))
 
 
-@adjoint(np.arange, kind=ty.arange, broadcast=False)
+@adjoint(np.arange, kind=ty.arange, broadcast=False, sums=False)
 def arange(ans, start, stop=None, step=None, dtype=None):
     d[start] += rt.arange_dstart(d[ans], stop)
     d[step] += np.sum(d[ans] * np.arange(ans.shape[0]))
@@ -482,5 +483,5 @@ nondiff(np.eye, kind=ty.matrix, params=("ans", "N", "M", "k", "dtype"),
         defaults={"M": None, "k": 0, "dtype": None})
 nondiff(np.identity, kind=ty.matrix, params=("ans", "n", "dtype"), defaults={"dtype": None})
 nondiff(np.shape, kind=lambda k, c: __import__("srcad.kinds").kinds.TupleKind(
-    (ty.INT,) * k["x"].ndim))
-nondiff(rt.stop_gradient, kind=ty.first, name="rt.stop_gradient")
+    (ty.INT,) * k["x"].ndim), continuous=True)
+nondiff(rt.stop_gradient, kind=ty.first, name="rt.stop_gradient", continuous=True)

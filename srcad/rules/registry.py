@@ -8,10 +8,13 @@ result `ans` followed by the call's parameters, and whose body adds to the adjoi
     def sin(ans, x):
         d[x] += d[ans] * np.cos(x)
 """
+import builtins
 import inspect
+import math
 from dataclasses import dataclass, field
 
 import gast
+import numpy as np
 
 from codegen.templates import template_body
 
@@ -43,6 +46,11 @@ class Rule:
     # where the tests try it: parameter -> (lo, hi) for a float drawn inside, or a fixed
     # value (an int shift, say); the registry-driven tests make its cases from it
     domain: dict = None
+    # its value adds or multiplies many terms (a reduction, a matrix product), which a
+    # compiler allowed to reorder arithmetic may round differently (see SafeReassociation)
+    sums: bool = False
+    # its value moves only by rounding when its arguments do (not so `np.floor`, `int`)
+    continuous: bool = True
 
     def bind(self, args, keywords, error):
         """Map this call's atoms (gast nodes) to the rule's parameters; None if omitted."""
@@ -133,7 +141,7 @@ def _register(objs, rule):
 
 
 def adjoint(*objs, kind, name=None, broadcast=None, masks=False, sequence=None, methods=(),
-            view=False, pure=True, domain=None):
+            view=False, pure=True, domain=None, sums=None):
     """Register a template as the adjoint rule of `objs` (functions, or operator keys).
 
     `masks=True` marks a rule that sends each element's cotangent to one operand only
@@ -146,6 +154,10 @@ def adjoint(*objs, kind, name=None, broadcast=None, masks=False, sequence=None, 
     `(lo, hi)` for every parameter the rule differentiates, or a dict from parameter to
     `(lo, hi)` or to a fixed value; the registry-driven tests make a rule's cases from it
     (scalar and array calls of an elementwise rule, 1-d and 2-d arrays of another).
+    `sums=True` marks a function whose value adds or multiplies many terms; by default,
+    every rule that is not elementwise (`broadcast=False`) is taken to, so a new shape or
+    selection function (`np.transpose`, `np.max`) says `sums=False` to let a reverse
+    sweep that calls it be reordered.
     """
 
     def deco(template):
@@ -154,12 +166,13 @@ def adjoint(*objs, kind, name=None, broadcast=None, masks=False, sequence=None, 
         defaults = {p: v.default for p, v in sig.parameters.items()
                     if v.default is not inspect.Parameter.empty}
         body = template_body(template)
+        rule_broadcast = True if broadcast is None else broadcast
         rule = Rule(name=name or canonical_name(objs[0]), params=params, defaults=defaults,
                     kind=kind, body=body, diff=_adjoint_targets(body),
-                    broadcast=True if broadcast is None else broadcast,
+                    broadcast=rule_broadcast,
                     reads=_primal_reads(body, params), masks=masks, sequence=sequence,
                     reads_by=_reads_by_target(body, params), methods=tuple(methods),
-                    view=view, pure=pure)
+                    view=view, pure=pure, sums=not rule_broadcast if sums is None else sums)
         rule.domain = _domain(domain, rule)
         _register(objs, rule)
         return template
@@ -202,14 +215,16 @@ def tangent(*objs):
 
 
 def nondiff(*objs, kind, params=("ans", "x"), defaults=None, name=None, methods=(),
-            pure=True):
+            pure=True, sums=False, continuous=False):
     """Register `objs` as having zero derivative (rounding, comparisons, constructors).
-    Given a `name`, they share one rule (a function and the `rt` helper it runs as)."""
+    Given a `name`, they share one rule (a function and the `rt` helper it runs as).
+    Such a function is taken to jump (`continuous=False`): `continuous=True` marks one
+    whose value never moves with its arguments' values (`len`, `np.shape`)."""
     groups = [objs] if name is not None else [[obj] for obj in objs]
     for group in groups:
         rule = Rule(name=name or canonical_name(group[0]), params=list(params),
                     defaults=dict(defaults or {}), kind=kind, methods=tuple(methods),
-                    pure=pure)
+                    pure=pure, sums=sums, continuous=continuous)
         _register(group, rule)
 
 
@@ -252,6 +267,27 @@ def is_pure(name):
     pure (functions without a rule are not known to be)."""
     rule = _BY_NAME.get(name)
     return rule is not None and rule.pure
+
+
+_MODULES = {"math": math, "np": np}
+
+
+def by_spelling(text):
+    """The rule of the function that the dotted name `text` calls in generated code
+    (`np.sin`, `math.cos`, `rt.select`, `len`), or None."""
+    rule = _BY_NAME.get(text)
+    if rule is not None:
+        return rule
+    head, _, rest = text.partition(".")
+    if not rest:
+        return lookup(getattr(builtins, text, None))
+    if head == "rt":
+        from srcad import runtime as obj
+    else:
+        obj = _MODULES.get(head)
+    for part in rest.split("."):
+        obj = getattr(obj, part, None)
+    return lookup(obj) if obj is not None else None
 
 
 def functions_of(rule):
