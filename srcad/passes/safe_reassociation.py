@@ -13,8 +13,9 @@ So the flag is given only when no decision in the reverse sweep reads a primal v
 reordering could change: one computed by a chain of two or more additions or two or more
 multiplications (`s = x + y` then `t = s + z`), or by a call that sums inside (`np.sum`,
 `np.dot`: its rule says `sums=True`, and so is any function without a rule), or from such
-a value; and no call that jumps (`np.floor`, `int`: `continuous=False`) reads one. Adjoints are not followed: a decision on an adjoint (a
-strong zero's test) can only differ where the rounding of a sum already decides it.
+a value; and no call that jumps (`np.floor`, `int`: `continuous=False`) reads one.
+Adjoints are not followed: a decision on an adjoint (a strong zero's test) can only differ
+where the rounding of a sum already decides it.
 
 >>> import gast
 >>> safe = lambda text: SafeReassociation({"d_x", "d_out"}).run(gast.parse(text).body[0])

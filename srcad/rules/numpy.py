@@ -172,14 +172,10 @@ def absolute_tangent(ans, x):
     t[ans] = t[x] * np.sign(x)
 
 
-@adjoint(np.negative, kind=ty.same, domain=(-2.0, 2.0))
+@adjoint(np.negative, kind=ty.same, domain=(-2.0, 2.0), linear=True)
 def negative(ans, x):
     d[x] += -d[ans]
 
-
-@tangent(np.negative)
-def negative_tangent(ans, x):
-    t[ans] = -t[x]
 
 
 @adjoint(np.power, kind=ty.arith)
@@ -251,24 +247,17 @@ def where_tangent(ans, condition, x, y):
     t[ans] = rt.select(condition, t[x], 0.0) + rt.select(condition, 0.0, t[y])
 
 
-@adjoint(np.array, kind=ty.join_arrays(1), broadcast=False, sequence="stack", sums=False)
+@adjoint(np.array, kind=ty.join_arrays(1), broadcast=False, sequence="stack", sums=False,
+         linear=True)
 def array(ans, arrays):
     d[arrays] += d[ans]  # a sequence: each element gets its slice of d[ans]
 
 
-@tangent(np.array)
-def array_tangent(ans, arrays):
-    t[ans] = np.array(t[arrays])  # a sequence: the tuple of its elements' tangents
 
-
-@adjoint(np.float64, kind=ty.to_float)
+@adjoint(np.float64, kind=ty.to_float, linear=True)
 def float64(ans, x):
     d[x] += d[ans]
 
-
-@tangent(np.float64)
-def float64_tangent(ans, x):
-    t[ans] = np.float64(t[x])
 
 
 nondiff(np.sign, np.floor, np.ceil, np.trunc, np.rint, kind=ty.same)
@@ -280,25 +269,17 @@ nondiff(np.argmax, np.argmin, kind=ty.reduction("i"), params=("ans", "x", "axis"
 # reductions
 
 
-@adjoint(np.sum, kind=ty.reduction(), broadcast=False, methods=("sum",))
+@adjoint(np.sum, kind=ty.reduction(), broadcast=False, methods=("sum",), linear=True)
 def sum(ans, x, axis=None):
     d[x] += rt.expand(d[ans], axis)
 
 
-@tangent(np.sum)
-def sum_tangent(ans, x, axis=None):
-    t[ans] = np.sum(t[x], axis)
-
 
 @adjoint(np.mean, rt.mean, kind=ty.reduction("f"), broadcast=False, name="rt.mean",
-         methods=("mean",))
+         methods=("mean",), linear=True)
 def mean(ans, x, axis=None):
     d[x] += rt.expand(d[ans], axis) / rt.count(x.shape, axis)
 
-
-@tangent(np.mean)
-def mean_tangent(ans, x, axis=None):
-    t[ans] = rt.mean(t[x], axis)
 
 
 @adjoint(np.prod, rt.prod, kind=ty.reduction(), broadcast=False, name="rt.prod",
@@ -353,88 +334,59 @@ def dot_tangent(ans, x, y):
 
 
 @adjoint(np.transpose, kind=ty.first, broadcast=False, methods=("transpose",), view=True,
-         sums=False)
+         sums=False, linear=True)
 def transpose(ans, x):
     d[x] += np.transpose(d[ans])
 
 
-@tangent(np.transpose)
-def transpose_tangent(ans, x):
-    t[ans] = np.transpose(t[x])
-
 
 @adjoint(np.reshape, rt.reshape, kind=ty.reshape, broadcast=False, name="rt.reshape",
-         methods=("reshape",), view=True, sums=False)
+         methods=("reshape",), view=True, sums=False, linear=True)
 def reshape(ans, x, shape):
     d[x] += rt.reshape(d[ans], x.shape)
 
 
-@tangent(np.reshape)
-def reshape_tangent(ans, x, shape):
-    t[ans] = rt.reshape(t[x], shape)
 
-
-@adjoint(np.ravel, kind=ty.ravel, broadcast=False, methods=("ravel",), view=True, sums=False)
+@adjoint(np.ravel, kind=ty.ravel, broadcast=False, methods=("ravel",), view=True, sums=False,
+         linear=True)
 def ravel(ans, x):
     d[x] += rt.reshape(d[ans], x.shape)
 
 
-@tangent(np.ravel)
-def ravel_tangent(ans, x):
-    t[ans] = np.ravel(t[x])
-
 
 # the running sum of the flattened array; its adjoint, the running sum from the end
-@adjoint(np.cumsum, kind=ty.ravel, broadcast=False, methods=("cumsum",), domain=(-2.0, 2.0))
+@adjoint(np.cumsum, kind=ty.ravel, broadcast=False, methods=("cumsum",), domain=(-2.0, 2.0),
+         linear=True)
 def cumsum(ans, x):
     d[x] += rt.reshape(np.cumsum(d[ans][::-1])[::-1], x.shape)
 
 
-@tangent(np.cumsum)
-def cumsum_tangent(ans, x):
-    t[ans] = np.cumsum(t[x])
-
 
 @adjoint(rt.flatten, kind=ty.ravel, broadcast=False, name="rt.flatten",
-         methods=("flatten",), sums=False)
+         methods=("flatten",), sums=False, linear=True)
 def flatten(ans, x):
     d[x] += rt.reshape(d[ans], x.shape)
 
 
-@tangent(rt.flatten)
-def flatten_tangent(ans, x):
-    t[ans] = rt.flatten(t[x])
 
-
-@adjoint(np.copy, kind=ty.first, broadcast=False, methods=("copy",), sums=False)
+@adjoint(np.copy, kind=ty.first, broadcast=False, methods=("copy",), sums=False, linear=True)
 def copy(ans, x):
     d[x] += d[ans]
 
 
-@tangent(np.copy)
-def copy_tangent(ans, x):
-    t[ans] = np.copy(t[x])
-
 
 @adjoint(np.concatenate, kind=ty.join_arrays(0), broadcast=False,
-         sequence="concatenate", sums=False)
+         sequence="concatenate", sums=False, linear=True)
 def concatenate(ans, arrays, axis=0):
     d[arrays] += rt.split_like(d[ans], arrays, axis)
 
 
-@tangent(np.concatenate)
-def concatenate_tangent(ans, arrays, axis=0):
-    t[ans] = np.concatenate(t[arrays], axis)
 
-
-@adjoint(np.stack, kind=ty.join_arrays(1), broadcast=False, sequence="stack", sums=False)
+@adjoint(np.stack, kind=ty.join_arrays(1), broadcast=False, sequence="stack", sums=False,
+         linear=True)
 def stack(ans, arrays, axis=0):
     d[arrays] += rt.unstack_like(d[ans], arrays, axis)
 
-
-@tangent(np.stack)
-def stack_tangent(ans, arrays, axis=0):
-    t[ans] = np.stack(t[arrays], axis)
 
 
 # constructors: values that do not depend on the inputs' values

@@ -141,7 +141,7 @@ def _register(objs, rule):
 
 
 def adjoint(*objs, kind, name=None, broadcast=None, masks=False, sequence=None, methods=(),
-            view=False, pure=True, domain=None, sums=None):
+            view=False, pure=True, domain=None, sums=None, linear=False):
     """Register a template as the adjoint rule of `objs` (functions, or operator keys).
 
     `masks=True` marks a rule that sends each element's cotangent to one operand only
@@ -157,7 +157,9 @@ def adjoint(*objs, kind, name=None, broadcast=None, masks=False, sequence=None, 
     `sums=True` marks a function whose value adds or multiplies many terms; by default,
     every rule that is not elementwise (`broadcast=False`) is taken to, so a new shape or
     selection function (`np.transpose`, `np.max`) says `sums=False` to let a reverse
-    sweep that calls it be reordered.
+    sweep that calls it be reordered. `linear=True` marks a function linear in its first
+    parameter, whose tangent is the function applied to that parameter's tangent, the
+    other arguments as they are (`np.sum(t[x], axis)`): it needs no `tangent` template.
     """
 
     def deco(template):
@@ -174,6 +176,10 @@ def adjoint(*objs, kind, name=None, broadcast=None, masks=False, sequence=None, 
                     reads_by=_reads_by_target(body, params), methods=tuple(methods),
                     view=view, pure=pure, sums=not rule_broadcast if sums is None else sums)
         rule.domain = _domain(domain, rule)
+        if linear:
+            first, *rest = params[1:]
+            rule.tangent = gast.parse(
+                f"{rule.name}({', '.join([f't[{first}]', *rest])})").body[0].value
         _register(objs, rule)
         return template
 
