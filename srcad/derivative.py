@@ -14,6 +14,7 @@ it lives) when a detail of the transformation is asked for, as after a warm star
 """
 import hashlib
 import inspect
+import os
 import sys
 import threading
 import weakref
@@ -141,7 +142,7 @@ class Derivative:
             return _Keyed(program, digest), top
 
         compiled = None
-        if record_key:
+        if record_key and not os.environ.get("SRCAD_SHOW"):  # showing passes: transform
             record = load_record(record_key, digest, warning=SrcadWarning)
             if record is not None:
                 compiled = Compiled.from_record(record, transform, self.jit, self.on_jit_error)

@@ -79,6 +79,14 @@ def test_a_recorded_module_is_loaded_without_transforming(cache, monkeypatch, ji
     assert again.last.top.ctx.fsrc.name == "loss"
 
 
+def test_showing_passes_transforms_again_so_they_are_shown(cache, monkeypatch, capsys):
+    srcad.grad(loss, wrt=(0, 1), jit=False)(0.7, XS)  # recorded
+    srcad.derivative.clear()
+    monkeypatch.setenv("SRCAD_SHOW", "ToANF")
+    srcad.grad(loss, wrt=(0, 1), jit=False)(0.7, XS)
+    assert "# --- loss after ToANF" in capsys.readouterr().err
+
+
 def test_kinds_and_wrt_have_records_of_their_own(cache):
     check(loss, srcad.grad(loss, wrt=0, jit=False), (0.7, XS), 0)
     check(loss, srcad.grad(loss, wrt=(0, 1), jit=False), (0.7, XS), (0, 1))
