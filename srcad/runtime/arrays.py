@@ -1,0 +1,128 @@
+"""Array helpers: reshaping any layout, writes through an index and their adjoints,
+strong zeros, `stop_gradient`, and the adjoint of `np.diag`."""
+
+import numpy as np
+from numba.extending import register_jitable
+
+from srcad.runtime.overloads import _is_array, _jit_version
+
+
+def reshape(x, shape):
+    """np.reshape(x, shape), for arrays of any layout."""
+    return np.reshape(x, shape)
+
+
+@_jit_version(reshape)
+def _reshape(x, shape):
+    return lambda x, shape: np.reshape(np.ascontiguousarray(x), shape)
+
+
+# subscripts
+
+
+def scatter_add(d, index, g):
+    """d[index] += g for a 1-d integer array `index`, repeated indices adding up."""
+    np.add.at(d, index, g)
+
+
+@_jit_version(scatter_add)
+def _scatter_add(d, index, g):
+    if _is_array(g):
+        def impl(d, index, g):
+            for k in range(index.shape[0]):
+                d[index[k]] += g[k]
+        return impl
+
+    def impl_scalar(d, index, g):
+        for k in range(index.shape[0]):
+            d[index[k]] += g
+    return impl_scalar
+
+
+def take_written(d, index):
+    """For `x[index] = v` with an integer array `index`: the cotangent of `v`, and `d`
+    (the cotangent of `x`) cleared where the write landed. Where `index` repeats, the
+    last write is the one that stays, so only it gets the cotangent."""
+    n = d.shape[0]
+    out = np.zeros((index.shape[0],) + d.shape[1:])
+    seen = np.zeros(n, dtype=bool)
+    for k in range(index.shape[0] - 1, -1, -1):
+        j = index[k] % n
+        if not seen[j]:
+            out[k] = d[j]
+            seen[j] = True
+    d[index] = 0.0
+    return out
+
+
+@_jit_version(take_written)
+def _take_written(d, index):
+    if d.ndim != 1:
+        return None
+
+    def impl(d, index):
+        n = d.shape[0]
+        out = np.zeros(index.shape[0])
+        seen = np.zeros(n, dtype=np.bool_)
+        for k in range(index.shape[0] - 1, -1, -1):
+            j = index[k] % n
+            if not seen[j]:
+                out[k] = d[j]
+                seen[j] = True
+        for k in range(index.shape[0]):
+            d[index[k] % n] = 0.0
+        return out
+
+    return impl
+
+
+@register_jitable(cache=True)
+def flatten(x):
+    """x.flatten(): a 1-d copy."""
+    return np.ravel(x).copy()
+
+
+def strong(g, value):
+    """`value` where the cotangent `g` is nonzero, else 0: a cotangent that a mask set to
+    zero stays zero through the operation (0 * inf and 0 * nan count as 0)."""
+    if np.ndim(g) or np.ndim(value):
+        return np.where(g == 0.0, 0.0, value)
+    return 0.0 if g == 0.0 else value
+
+
+@_jit_version(strong)
+def _strong(g, value):
+    if _is_array(g) or _is_array(value):
+        return lambda g, value: np.where(g == 0.0, 0.0, value)
+    return lambda g, value: 0.0 if g == 0.0 else value
+
+
+@register_jitable(cache=True)
+def stop_gradient(x):
+    """`x` itself, through which no gradient flows (see srcad.stop_gradient)."""
+    return x
+
+
+def diag_adjoint(g, v, k):
+    """Adjoint of np.diag(v, k): the k-th diagonal of g (v a vector), or g placed on the
+    k-th diagonal of an array shaped like v (v a matrix)."""
+    if np.ndim(v) == 1:
+        return np.diag(g, k)
+    out = np.zeros(np.shape(v))
+    rows = np.arange(g.shape[0])
+    out[rows + max(-k, 0), rows + max(k, 0)] = g
+    return out
+
+
+@_jit_version(diag_adjoint)
+def _diag_adjoint(g, v, k):
+    if v.ndim == 1:
+        return lambda g, v, k: np.diag(g, k)
+
+    def impl(g, v, k):
+        out = np.zeros(v.shape)
+        for r in range(g.shape[0]):
+            out[r + max(-k, 0), r + max(k, 0)] = g[r]
+        return out
+
+    return impl
