@@ -20,13 +20,17 @@ def f_rev(x, w, tape, d_out):
 """
 import gast
 
+from srcad import runtime as rt
 from srcad.passes import ir
 
-# helpers whose result is a new array shaped like their argument at this position
-_FRESH_LIKE = {"rt.matmul_dx": 1, "rt.matmul_dy": 2}
-# ... and those that may return their first argument itself (copied, unless that argument
-# is itself a new array: arithmetic, a selection)
-_SHAPED_LIKE = {"rt.unbroadcast": 1}
+
+def _helper_fact(func, fact):
+    """What the `rt` helper that `func` names says of itself (`result_like`,
+    `adds_in_place`: see `srcad.runtime.overloads`), or None (another function, or a
+    helper that says nothing)."""
+    text = ir.dotted_text(func) or ""
+    return getattr(getattr(rt, text[3:], None), fact, None) if text.startswith("rt.") \
+        else None
 
 
 def _first_assignments(stmts):
@@ -49,13 +53,10 @@ def _first_assignments(stmts):
     return [s for s in out if s is not None]
 
 
-# helpers that also come in a form adding into their first argument, in place
-_IN_PLACE = {"rt.prod_adjoint": "rt.prod_adjoint_add"}
-
-
 def _in_place(stmts, arrays):
-    """`d += f(...)` for an array adjoint `d` (in `arrays`) and f in `_IN_PLACE` becomes
-    `f_add(d, ...)`: no new array for the term. In nested blocks too."""
+    """`d += f(...)` for an array adjoint `d` (in `arrays`) and a helper f marked
+    `adds_in_place` becomes `f_add(d, ...)`: no new array for the term. In nested blocks
+    too."""
     out = []
     for s in stmts:
         for field in ("body", "orelse"):
@@ -64,9 +65,9 @@ def _in_place(stmts, arrays):
         if isinstance(s, gast.AugAssign) and isinstance(s.op, gast.Add) \
                 and isinstance(s.target, gast.Name) and s.target.id in arrays \
                 and isinstance(s.value, gast.Call) and not s.value.keywords \
-                and ir.dotted_text(s.value.func) in _IN_PLACE:
-            call = ir.call(_IN_PLACE[ir.dotted_text(s.value.func)], ir.name(s.target.id),
-                           *s.value.args)
+                and _helper_fact(s.value.func, "adds_in_place"):
+            call = ir.call(_helper_fact(s.value.func, "adds_in_place"),
+                           ir.name(s.target.id), *s.value.args)
             s = gast.copy_location(gast.Expr(value=call), s)
         out.append(s)
     return out
@@ -82,15 +83,14 @@ def _shaped_value(s, d, v):
     e = s.value
     if any(isinstance(n, gast.Name) and n.id == d for n in gast.walk(e)):
         return None
-    text = ir.dotted_text(e.func)
-    pos = _FRESH_LIKE.get(text, _SHAPED_LIKE.get(text))
+    pos, may_return_first = _helper_fact(e.func, "result_like") or (None, False)
     if pos is None or len(e.args) <= pos or not isinstance(e.args[pos], gast.Name) \
             or e.args[pos].id != v:
         return None
     g = e.args[0]
     fresh = isinstance(g, (gast.BinOp, gast.UnaryOp)) or (
         isinstance(g, gast.Call) and ir.dotted_text(g.func) == "rt.select")
-    if text in _SHAPED_LIKE and not fresh:  # g itself may come back: copy it
+    if may_return_first and not fresh:  # g itself may come back: copy it
         return gast.Call(func=gast.Attribute(value=e, attr="copy", ctx=gast.Load()),
                          args=[], keywords=[])
     return e

@@ -5,7 +5,7 @@ import math
 import numpy as np
 from numba.extending import register_jitable
 
-from srcad.runtime.overloads import _is_array, _is_none, _jit_version
+from srcad.runtime.overloads import _is_array, _is_none, _jit_version, result_like
 
 
 def select(c, a, b):
@@ -92,6 +92,7 @@ def _log_or_zero(x):
     return lambda x: math.log(x) if x > 0 else 0.0
 
 
+@result_like(1, may_return_first=True)
 def unbroadcast(g, x):
     """`g` summed over the axes along which `x` was broadcast to `g`'s shape."""
     if g.shape == x.shape:

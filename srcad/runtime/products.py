@@ -3,9 +3,10 @@
 import numpy as np
 from numba.extending import register_jitable
 
-from srcad.runtime.overloads import _is_array, _jit_version
+from srcad.runtime.overloads import _is_array, _jit_version, result_like
 
 
+@result_like(1)
 def matmul_dx(g, x, y):
     """Adjoint of `x @ y` (or `np.dot`) with respect to `x`."""
     nx, ny = np.ndim(x), np.ndim(y)
@@ -20,6 +21,7 @@ def matmul_dx(g, x, y):
     return g @ y.T
 
 
+@result_like(2)
 def matmul_dy(g, x, y):
     """Adjoint of `x @ y` (or `np.dot`) with respect to `y`."""
     nx, ny = np.ndim(x), np.ndim(y)

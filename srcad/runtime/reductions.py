@@ -4,7 +4,7 @@ import numpy as np
 from numba import types
 from numba.extending import register_jitable
 
-from srcad.runtime.overloads import _is_none, _jit_version
+from srcad.runtime.overloads import _is_none, _jit_version, adds_in_place
 
 
 def expand(g, axis):
@@ -52,6 +52,7 @@ def _prod_others(v):
     return out
 
 
+@adds_in_place("prod_adjoint_add")
 def prod_adjoint(g, x, axis, ans=None):
     """Adjoint of `np.prod(x, axis)`: g times the product of the other factors. `ans`,
     the product itself, lets the compiled version divide it by each factor when that is
