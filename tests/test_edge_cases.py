@@ -1762,7 +1762,7 @@ def global_array(x):
 
 
 def method_call_other(a):
-    return np.sum(a.cumsum())
+    return np.sum(a.cumprod())
 
 
 def ellipsis_index(a):

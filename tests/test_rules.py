@@ -105,6 +105,10 @@ def _from_domain(rule):
         else:  # any output shape: weights that differ per element
             body = f"np.sum(np.sin({call}({text})))"
         cases.append(Case(fn, body, args, point.floats, point.label))
+    first = rule.params[1]
+    if set(rule.domain) == {first}:  # the method spellings: `x.cumsum()`
+        cases += [Case(fn, f"np.sum(np.sin(x.{method}()))", {"x": vec(*rule.domain[first])},
+                       label=f"method-{method}") for method in rule.methods]
     return cases
 
 
