@@ -165,6 +165,13 @@ DIFF_CASES = [
     *_binary_op("op.Div", "/", y_dom=(0.5, 2.0)),
     *_binary_op("op.Pow", "**", x_dom=(0.3, 2.0), y_dom=(-1.5, 2.5)),
     *_binary_op("op.Mod", "%", x_dom=(2.1, 5.3), y_dom=(0.7, 1.9)),
+    # NumPy's spellings of the operators
+    *[Case(op, f"np.sum({fn}(x, y) * c)", {"x": vec(-2.0, 2.0), "y": vec(0.5, 2.0), "c": W},
+           ("x", "y"), f"spelled-{fn}")
+      for op, fn in [("op.Add", "np.add"), ("op.Sub", "np.subtract"), ("op.Mult", "np.multiply"),
+                     ("op.Div", "np.divide"), ("op.Div", "np.true_divide")]],
+    Case("op.Mult", "np.multiply(x, 2.0) * y", {"x": 0.7, "y": -1.3}, ("x", "y"),
+         "spelled-scalar"),
     Case("op.Pow", "x ** 3", {"x": -0.8}, label="int-exponent"),
     Case("op.Pow", "np.sum(x ** 2 * c)", {"x": vec(-2.0, 2.0), "c": W}, label="int-exponent-array"),
     Case("op.USub", "-x * y", {"x": 0.6, "y": 1.7}, ("x", "y"), "scalar"),

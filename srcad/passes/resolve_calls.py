@@ -7,16 +7,17 @@ Later passes dispatch on that record. On the way, spellings become the call they
 methods (`x.sum()` is `np.sum(x)`), `x.T` (`np.transpose(x)`), `sum([a, b])` of a literal
 (`0 + a + b`, as Python adds), `max([a, b, c])` and `max(a, b, c)` (nested pairs), a
 `dtype=` type (`np.float64` for `float`), and a list or tuple literal where a NumPy rule
-takes an array (`np.array`).
+takes an array (`np.array`), and a function that spells an operator (`np.multiply(a, b)`
+is `a * b`).
 
 >>> from srcad.passes.testing import show_resolved
 >>> show_resolved('''
 ... def f(x, w):
 ...     a = sum([x.sum(), w])
-...     return a + max([w, 1.0, x.T.mean()])''')
+...     return np.multiply(a, 2.0) + max([w, 1.0, x.T.mean()])''')
 def f(x, w):
     a = 0 + np.sum(x) + w
-    return a + max(max(w, 1.0), rt.mean(np.transpose(x)))
+    return a * 2.0 + max(max(w, 1.0), rt.mean(np.transpose(x)))
 """
 import builtins
 import math
@@ -126,6 +127,9 @@ class ResolveCalls(gast.NodeTransformer):
                 args = [args[0], gast.Tuple(elts=args[1:], ctx=gast.Load())]
             return self.rule_call(rule, args, node.keywords)
         obj = self.resolve.lookup(text)
+        op = registry.operator_of(obj)
+        if op is not None and len(args) == 2 and not node.keywords:
+            return gast.BinOp(left=args[0], op=op(), right=args[1])
         literal = _one_literal(args, node.keywords)
         if obj is builtins.sum and literal is not None:
             return _sum_of(literal.elts)

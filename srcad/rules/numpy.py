@@ -1,10 +1,11 @@
 """Rules for NumPy: elementwise functions (with broadcasting), reductions, products,
 reshaping and joining, and constructors (which have no derivative)."""
+import gast
 import numpy as np
 
 from srcad import runtime as rt
 from srcad.rules import typing as ty
-from srcad.rules.registry import adjoint, nondiff, tangent
+from srcad.rules.registry import adjoint, nondiff, operator, tangent
 
 d = None  # templates say d[x] for "the adjoint of x"; they are never run
 t = None  # tangent templates say t[x] for "the tangent of x" (forward mode)
@@ -162,6 +163,116 @@ def arccos_tangent(ans, x):
     t[ans] = -t[x] / np.sqrt(1.0 - x * x)
 
 
+@adjoint(np.log2, kind=ty.elementwise, domain=(0.2, 3.0))
+def log2(ans, x):
+    d[x] += d[ans] / (x * 0.6931471805599453)  # ln 2
+
+
+@tangent(np.log2)
+def log2_tangent(ans, x):
+    t[ans] = t[x] / (x * 0.6931471805599453)
+
+
+@adjoint(np.log10, kind=ty.elementwise, domain=(0.2, 3.0))
+def log10(ans, x):
+    d[x] += d[ans] / (x * 2.302585092994046)  # ln 10
+
+
+@tangent(np.log10)
+def log10_tangent(ans, x):
+    t[ans] = t[x] / (x * 2.302585092994046)
+
+
+@adjoint(np.exp2, kind=ty.elementwise, domain=(-2.0, 2.0))
+def exp2(ans, x):
+    d[x] += d[ans] * ans * 0.6931471805599453
+
+
+@tangent(np.exp2)
+def exp2_tangent(ans, x):
+    t[ans] = t[x] * ans * 0.6931471805599453
+
+
+# at 0 the derivative is infinite, as that of np.sqrt
+@adjoint(np.cbrt, kind=ty.elementwise, domain=(0.2, 3.0))
+def cbrt(ans, x):
+    d[x] += d[ans] / (3.0 * ans * ans)
+
+
+@tangent(np.cbrt)
+def cbrt_tangent(ans, x):
+    t[ans] = t[x] / (3.0 * ans * ans)
+
+
+@adjoint(np.arcsinh, kind=ty.elementwise, domain=(-2.0, 2.0))
+def arcsinh(ans, x):
+    d[x] += d[ans] / np.sqrt(x * x + 1.0)
+
+
+@tangent(np.arcsinh)
+def arcsinh_tangent(ans, x):
+    t[ans] = t[x] / np.sqrt(x * x + 1.0)
+
+
+@adjoint(np.arccosh, kind=ty.elementwise, domain=(1.2, 3.0))
+def arccosh(ans, x):
+    d[x] += d[ans] / np.sqrt(x * x - 1.0)
+
+
+@tangent(np.arccosh)
+def arccosh_tangent(ans, x):
+    t[ans] = t[x] / np.sqrt(x * x - 1.0)
+
+
+@adjoint(np.arctanh, kind=ty.elementwise, domain=(-0.9, 0.9))
+def arctanh(ans, x):
+    d[x] += d[ans] / (1.0 - x * x)
+
+
+@tangent(np.arctanh)
+def arctanh_tangent(ans, x):
+    t[ans] = t[x] / (1.0 - x * x)
+
+
+@adjoint(np.reciprocal, kind=ty.same, domain=(0.3, 2.0))
+def reciprocal(ans, x):
+    d[x] += -d[ans] * ans * ans
+
+
+@tangent(np.reciprocal)
+def reciprocal_tangent(ans, x):
+    t[ans] = -t[x] * ans * ans
+
+
+@adjoint(np.deg2rad, np.radians, kind=ty.elementwise, domain=(-90.0, 90.0), linear=True)
+def deg2rad(ans, x):
+    d[x] += d[ans] * 0.017453292519943295  # pi / 180
+
+
+@adjoint(np.rad2deg, np.degrees, kind=ty.elementwise, domain=(-2.0, 2.0), linear=True)
+def rad2deg(ans, x):
+    d[x] += d[ans] * 57.29577951308232  # 180 / pi
+
+
+@adjoint(np.hypot, kind=ty.elementwise, domain={"x": (0.5, 2.0), "y": (-2.0, 2.0)})
+def hypot(ans, x, y):
+    d[x] += d[ans] * x / ans
+    d[y] += d[ans] * y / ans
+
+
+@tangent(np.hypot)
+def hypot_tangent(ans, x, y):
+    t[ans] = t[x] * x / ans + t[y] * y / ans
+
+
+# NumPy's spellings of the arithmetic operators: `np.multiply(a, b)` is `a * b`
+operator(np.add, gast.Add)
+operator(np.subtract, gast.Sub)
+operator(np.multiply, gast.Mult)
+operator(np.divide, gast.Div)
+operator(np.true_divide, gast.Div)
+
+
 @adjoint(np.abs, kind=ty.same, domain=(0.2, 2.0))
 def absolute(ans, x):
     d[x] += d[ans] * np.sign(x)
@@ -189,7 +300,7 @@ def power_tangent(ans, x, y):
     t[ans] = t[x] * rt.pow_dx(x, y) + t[y] * ans * rt.log_or_zero(x)
 
 
-@adjoint(np.arctan2, kind=ty.arith, domain={"y": (-2.0, 2.0), "x": (0.5, 2.0)})
+@adjoint(np.arctan2, kind=ty.elementwise, domain={"y": (-2.0, 2.0), "x": (0.5, 2.0)})
 def arctan2(ans, y, x):
     d[y] += d[ans] * x / (x * x + y * y)
     d[x] += -d[ans] * y / (x * x + y * y)

@@ -21,6 +21,7 @@ from codegen.templates import template_body
 _BY_ID = {}
 _BY_NAME = {}
 _BY_METHOD = {}
+_OPERATORS = {}  # id(function) -> (function, the gast operator class it computes)
 
 
 @dataclass
@@ -294,6 +295,18 @@ def by_spelling(text):
     for part in rest.split("."):
         obj = getattr(obj, part, None)
     return lookup(obj) if obj is not None else None
+
+
+def operator(obj, op):
+    """Register the function `obj` as another spelling of the binary operator `op` (a
+    gast class): `np.add(a, b)` is `a + b`, differentiated by the operator's rule."""
+    _OPERATORS[id(obj)] = (obj, op)
+
+
+def operator_of(obj):
+    """The gast operator class that the function `obj` spells (see `operator`), or None."""
+    entry = _OPERATORS.get(id(obj))
+    return entry[1] if entry is not None and entry[0] is obj else None
 
 
 def functions_of(rule):
