@@ -228,6 +228,8 @@ DIFF_CASES = [
     *_reduction(np.min, "np.min"),
     Case(np.sum, "x.sum()", {"x": vec(-1.0, 1.0)}, label="method"),
     Case(np.mean, "x.mean()", {"x": A23}, label="method"),
+    Case(np.var, "np.sum(np.sin(np.var(x, axis=0)))", {"x": A23}, label="axis0"),
+    Case(np.std, "np.sum(np.sin(x.std(axis=1, ddof=1)))", {"x": A23}, label="axis1-ddof"),
     # numpy, products
     Case(np.dot, "np.dot(u, v)", {"u": vec(-1.0, 1.0), "v": W}, ("u", "v"), "1d-1d"),
     # linear algebra

@@ -393,6 +393,33 @@ def mean(ans, x, axis=None):
 
 
 
+# the deviations from the mean, over `axis`, divided by the count less `ddof`
+@adjoint(np.var, rt.var, kind=ty.reduction("f"), broadcast=False, name="rt.var",
+         methods=("var",), domain={"x": (-2.0, 2.0)})
+def var(ans, x, axis=None, *, ddof=0):
+    d[x] += rt.expand(d[ans], axis) * 2.0 * (x - rt.expand(rt.mean(x, axis), axis)) / (
+        rt.count(x.shape, axis) - ddof)
+
+
+@tangent(np.var)
+def var_tangent(ans, x, axis=None, ddof=0):
+    t[ans] = np.sum(2.0 * (x - rt.expand(rt.mean(x, axis), axis)) * t[x], axis) / (
+        rt.count(x.shape, axis) - ddof)
+
+
+@adjoint(np.std, rt.std, kind=ty.reduction("f"), broadcast=False, name="rt.std",
+         methods=("std",), domain={"x": (-2.0, 2.0)})
+def std(ans, x, axis=None, *, ddof=0):
+    d[x] += rt.expand(d[ans] / ans, axis) * (x - rt.expand(rt.mean(x, axis), axis)) / (
+        rt.count(x.shape, axis) - ddof)
+
+
+@tangent(np.std)
+def std_tangent(ans, x, axis=None, ddof=0):
+    t[ans] = np.sum((x - rt.expand(rt.mean(x, axis), axis)) * t[x], axis) / (
+        (rt.count(x.shape, axis) - ddof) * ans)
+
+
 @adjoint(np.prod, rt.prod, kind=ty.reduction(), broadcast=False, name="rt.prod",
          methods=("prod",))
 def prod(ans, x, axis=None):

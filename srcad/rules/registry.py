@@ -52,14 +52,18 @@ class Rule:
     sums: bool = False
     # its value moves only by rounding when its arguments do (not so `np.floor`, `int`)
     continuous: bool = True
+    keyword_only: tuple = ()  # parameters given by keyword only (`ddof` of `np.var`)
 
     def bind(self, args, keywords, error):
         """Map this call's atoms (gast nodes) to the rule's parameters; None if omitted."""
         bound = {}
         params = self.params[1:]
-        if len(args) > len(params):
-            raise error(f"`{self.name}` takes at most {len(params)} arguments here")
-        for p, a in zip(params, args):
+        positional = [p for p in params if p not in self.keyword_only]
+        if len(args) > len(positional):
+            raise error(f"`{self.name}` takes at most {len(positional)} positional arguments "
+                        "here" + (f" (pass {', '.join(self.keyword_only)} by keyword)"
+                                  if self.keyword_only else ""))
+        for p, a in zip(positional, args):
             bound[p] = a
         for kw in keywords:
             if kw.arg not in params or kw.arg in bound:
@@ -177,6 +181,8 @@ def adjoint(*objs, kind, name=None, broadcast=None, masks=False, sequence=None, 
                     reads_by=_reads_by_target(body, params), methods=tuple(methods),
                     view=view, pure=pure, sums=not rule_broadcast if sums is None else sums)
         rule.domain = _domain(domain, rule)
+        rule.keyword_only = tuple(p for p, v in sig.parameters.items()
+                                  if v.kind is inspect.Parameter.KEYWORD_ONLY)
         if linear:
             first, *rest = params[1:]
             rule.tangent = gast.parse(

@@ -68,6 +68,8 @@ from srcad.runtime.reductions import (
     prod_adjoint,
     prod_adjoint_add,
     select_adjoint,
+    std,
+    var,
 )
 from srcad.runtime.tangents import (
     arange_tstart,

@@ -209,6 +209,35 @@ def _mean(x, axis=None):
     return lambda x, axis=None: np.sum(x, axis=axis) / x.shape[axis]
 
 
+def var(x, axis=None, ddof=0):
+    """np.var(x, axis, ddof=ddof)."""
+    return np.var(x, axis=axis, ddof=ddof)
+
+
+@_jit_version(var)
+def _var(x, axis=None, ddof=0):
+    if _is_none(axis):
+        def whole(x, axis=None, ddof=0):
+            d = x - np.mean(x)
+            return np.sum(d * d) / (x.size - ddof)
+        return whole
+
+    def along(x, axis=None, ddof=0):
+        d = x - np.expand_dims(np.sum(x, axis=axis) / x.shape[axis], axis)
+        return np.sum(d * d, axis=axis) / (x.shape[axis] - ddof)
+    return along
+
+
+def std(x, axis=None, ddof=0):
+    """np.std(x, axis, ddof=ddof)."""
+    return np.std(x, axis=axis, ddof=ddof)
+
+
+@_jit_version(std)
+def _std(x, axis=None, ddof=0):
+    return lambda x, axis=None, ddof=0: np.sqrt(var(x, axis, ddof))
+
+
 @register_jitable(cache=True)
 def _nan_max(a, b):
     """max(a, b) as np.max takes it: NaN if either is NaN."""
