@@ -228,6 +228,8 @@ DIFF_CASES = [
     *_reduction(np.min, "np.min"),
     Case(np.sum, "x.sum()", {"x": vec(-1.0, 1.0)}, label="method"),
     Case(np.mean, "x.mean()", {"x": A23}, label="method"),
+    Case(np.roll, "np.sum(np.sin(np.roll(x, -1, axis=1)))", {"x": A23}, label="axis1"),
+    Case(np.roll, "np.sum(np.sin(np.roll(x, 3, 0)))", {"x": A23}, label="axis0"),
     Case(np.var, "np.sum(np.sin(np.var(x, axis=0)))", {"x": A23}, label="axis0"),
     Case(np.std, "np.sum(np.sin(x.std(axis=1, ddof=1)))", {"x": A23}, label="axis1-ddof"),
     # numpy, products

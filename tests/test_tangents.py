@@ -309,6 +309,7 @@ CASES = [
     Case(rt.pow_dx, {"x": -0.8, "y": 3}, "int-exponent"),
     Case(rt.log_or_zero, {"x": vec(0.3, 2.0)}),
     Case(np.var, {"x": A23, "axis": 0}, "axis0"),
+    Case(np.roll, {"a": A23, "shift": 2, "axis": 0}, "axis0"),
     Case(np.std, {"x": A23, "axis": 1}, "axis1"),
     Case(rt.log_base, {"base": 2.5}),
     Case(rt.select_tangent, {"v": B23, "x": A23, "extreme": np.max(A23, axis=0), "axis": 0},

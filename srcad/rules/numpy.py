@@ -500,6 +500,13 @@ def cumsum(ans, x):
 
 
 
+# the elements moved `shift` places along `axis` (of the flattened array without one)
+@adjoint(np.roll, rt.roll, kind=ty.argument("a"), broadcast=False, name="rt.roll", sums=False,
+         linear=True, domain={"a": (-2.0, 2.0), "shift": 1})
+def roll(ans, a, shift, axis=None):
+    d[a] += rt.roll(d[ans], -shift, axis)
+
+
 @adjoint(rt.flatten, kind=ty.ravel, broadcast=False, name="rt.flatten",
          methods=("flatten",), sums=False, linear=True)
 def flatten(ans, x):

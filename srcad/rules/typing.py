@@ -152,6 +152,14 @@ def first(k, c):
     return k["x"]
 
 
+def argument(param):
+    """The kind of argument `param` (`np.roll`'s result is like `a`)."""
+    def kind(k, c):
+        return k[param]
+    kind.__name__ = f"argument_{param}"
+    return kind
+
+
 def matmul(k, c):
     x, y = k["x"], k["y"]
     dtype = promote(x, y)

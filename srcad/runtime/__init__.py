@@ -8,6 +8,7 @@ from srcad.runtime.arrays import (
     diag_adjoint,
     flatten,
     reshape,
+    roll,
     scatter_add,
     stop_gradient,
     strong,

@@ -4,7 +4,7 @@ strong zeros, `stop_gradient`, and the adjoint of `np.diag`."""
 import numpy as np
 from numba.extending import register_jitable
 
-from srcad.runtime.overloads import _is_array, _jit_version
+from srcad.runtime.overloads import _is_array, _is_none, _jit_version
 
 
 def reshape(x, shape):
@@ -37,6 +37,32 @@ def _scatter_add(d, index, g):
         for k in range(index.shape[0]):
             d[index[k]] += g
     return impl_scalar
+
+
+def roll(a, shift, axis=None):
+    """np.roll(a, shift, axis) for an integer shift."""
+    return np.roll(a, shift, axis=axis)
+
+
+@_jit_version(roll)
+def _roll(a, shift, axis=None):
+    if _is_none(axis):
+        return lambda a, shift, axis=None: np.roll(a, shift)
+
+    def along(a, shift, axis=None):  # 1-d and 2-d arrays
+        out = np.empty_like(a)
+        if a.ndim == 1:
+            out[:] = np.roll(a, shift)
+            return out
+        n = a.shape[axis]
+        for i in range(a.shape[0]):
+            for j in range(a.shape[1]):
+                if axis % 2 == 0:
+                    out[(i + shift) % n, j] = a[i, j]
+                else:
+                    out[i, (j + shift) % n] = a[i, j]
+        return out
+    return along
 
 
 def take_written(d, index):
