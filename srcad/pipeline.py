@@ -10,6 +10,7 @@ from codegen.emit import EmissionError, emit
 from srcad.context import Context
 from srcad.errors import SrcadError, internal_error
 from srcad.passes.activity import Activity
+from srcad.passes.bind_expressions import BindExpressions
 from srcad.passes.check_aliases import CheckAliases
 from srcad.passes.check_supported import CheckSupported
 from srcad.passes.common_subexpressions import CommonSubexpressions
@@ -48,6 +49,7 @@ def normalize_steps(ctx):
         (CheckSupported, check),
         (HoistLocalFunctions, lambda f: HoistLocalFunctions(ctx).run(f)),
         (LowerComprehensions, lambda f: LowerComprehensions(ctx).run(f)),
+        (BindExpressions, lambda f: BindExpressions(ctx).run(f)),
         (ResolveNames, resolve),
         (RenameReserved, lambda f: RenameReserved(ctx).run(f)),
         (ExpandAugAssign, lambda f: ExpandAugAssign(ctx).visit(f)),

@@ -518,8 +518,8 @@ def uses_fft(a):
     return np.sum(np.abs(spec))
 
 
-def uses_roll(a):
-    b = np.roll(a, 1)  # <-
+def uses_sort(a):
+    b = np.sort(a)  # <-
     return np.sum(a * b)
 
 
@@ -724,7 +724,7 @@ CASES = [
     refused(calls_exec_made, lambda: (0.5,), ("made_by_exec",)),
     refused(calls_partial, lambda: (0.5,), ("partial_scaled",)),
     refused(uses_fft, lambda: (_a(0.1, 0.2, 0.3, 0.4),), ("np.fft.fft",)),
-    refused(uses_roll, lambda: (_a(0.1, 0.2, 0.3),), ("np.roll",)),
+    refused(uses_sort, lambda: (_a(0.1, 0.2, 0.3),), ("np.sort",)),
     refused(calls_helper_with_try, lambda: (0.5,), ("try",), where=helper_with_try),
     refused(calls_helper_array_default, lambda: (0.5,), ("default",)),
     refused(calls_helper_writes, lambda: (_a(0.1, 0.2), 0.5), ("writes",)),

@@ -13,6 +13,7 @@ import gast
 import numpy as np
 import pytest
 
+import srcad
 from codegen import to_source
 from srcad import runtime as rt
 from srcad.errors import UnsupportedError
@@ -23,6 +24,7 @@ from srcad.passes.expand_aug_assign import ExpandAugAssign
 from srcad.pipeline import Context, analyze, normalize, normalize_steps
 from srcad.program import Program
 from srcad.source import FunctionSource
+from tests.fd import fd_grad
 
 F1, F2 = Kind("f", 1), Kind("f", 2)
 
@@ -529,6 +531,30 @@ def uses_bare_expression(x):
     return y
 
 
+def unused_results(x):
+    """A docstring."""
+    y = x * 2.0
+    "a note"
+    np.sum(y)
+    math.sqrt(x[0])
+    return np.sum(y * y)
+
+
+def test_a_call_whose_result_is_unused_runs_and_gets_no_adjoint():
+    x = np.array([0.5, 1.5])
+    np.testing.assert_allclose(srcad.grad(unused_results)(x), fd_grad(unused_results, (x,), 0),
+                               rtol=1e-7)
+    with pytest.raises(ValueError, match="math domain error"):  # as Python raises it
+        srcad.grad(unused_results)(-x)
+
+
+def test_a_bare_print_is_refused_by_name():
+    with pytest.raises(srcad.SrcadError) as info:
+        srcad.grad(uses_bare_expression, jit=False)(1.5)
+    assert "`print`" in str(info.value) and info.value.lineno == line_of(
+        uses_bare_expression, "# refused")
+
+
 def uses_varargs(x, *rest):  # refused
     return x
 
@@ -558,7 +584,7 @@ REFUSED = [
     (uses_fstring, "f-string"), (uses_walrus, "walrus"), (uses_starred, "starred"),
     (uses_annotation, "annotated assignment"), (uses_match, "match"),
     (uses_for_else, "else"), (uses_while_else, "else"),
-    (uses_bare_expression, "bare expression"), (uses_varargs, "*args"),
+    (uses_varargs, "*args"),
     (uses_kwargs, "**kwargs"), (uses_keyword_only, "keyword-only"),
     (uses_positional_only, "*args"),
 ]

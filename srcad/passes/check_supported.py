@@ -89,10 +89,6 @@ class CheckSupported:
                 raise fsrc.error("a string is not supported in a differentiated function",
                                  node, "srcad differentiates numbers and arrays; keep strings "
                                  "outside the differentiated function", UnsupportedError)
-            if isinstance(node, gast.Expr) and not _is_docstring(node):
-                raise fsrc.error("a bare expression statement is not supported", node,
-                                 "assign its value, or move side effects such as print "
-                                 "outside the differentiated function", UnsupportedError)
 
 
 def _check_params(fsrc, fnode):
