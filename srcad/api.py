@@ -333,7 +333,8 @@ def jvp(f, primals, tangents, wrt=None, jit=True, on_jit_error="warn"):
     if len(tangents) != len(g.positions):
         raise g._error(f"jvp got {len(tangents)} tangents for {len(g.positions)} "
                        f"differentiated arguments ({', '.join(g.params[i] for i in g.positions)})")
-    tangents = tuple(_cotangent_like(t, args[i], g) for t, i in zip(tangents, g.positions))
+    tangents = tuple(_cotangent_like(t, args[i], g, "tangent", f"`{g.params[i]}`")
+                     for t, i in zip(tangents, g.positions))
     out, tan = runner.jvp(args, tangents)
     if isinstance(out, tuple):
         return tuple(map(_plain, out)), tuple(_like_out(t, o) for t, o in zip(tan, out))
@@ -439,8 +440,9 @@ def _copy_out(out):
     return np.array(out, dtype=np.float64) if isinstance(out, np.ndarray) else out
 
 
-def _cotangent_like(cot, out, g):
-    """The cotangent as float64 values shaped like `out`, or a SrcadError."""
+def _cotangent_like(cot, out, g, what="cotangent", of="the output"):
+    """`cot` as float64 values shaped like `out`, or a SrcadError that names both shapes
+    (`what`: "cotangent" of the output, or "tangent" of an argument, named by `of`)."""
     if type(out) is float and type(cot) in (float, int):
         return float(cot)
     if type(out) is type(cot) is np.ndarray and cot.dtype is _FLOAT64 and \
@@ -448,17 +450,16 @@ def _cotangent_like(cot, out, g):
         return cot
     if isinstance(out, tuple):
         if not isinstance(cot, (tuple, list)) or len(cot) != len(out):
-            raise g._error(f"the output is a tuple of {len(out)}; pass a tuple of as many "
-                           "cotangents")
-        return tuple(_cotangent_like(c, o, g) for c, o in zip(cot, out))
+            raise g._error(f"{of} is a tuple of {len(out)}; pass a tuple of as many "
+                           f"{what}s")
+        return tuple(_cotangent_like(c, o, g, what, of) for c, o in zip(cot, out))
     if np.ndim(out) == 0:
         if np.ndim(cot) != 0:
-            raise g._error(f"the output is a scalar; the cotangent has shape {np.shape(cot)}")
+            raise g._error(f"{of} is a scalar; the {what} has shape {np.shape(cot)}")
         return float(cot)
     cot = np.asarray(cot, dtype=np.float64)
     if cot.shape != np.shape(out):
-        raise g._error(f"the cotangent has shape {cot.shape}; the output has shape "
-                       f"{np.shape(out)}")
+        raise g._error(f"the {what} has shape {cot.shape}; {of} has shape {np.shape(out)}")
     return np.ascontiguousarray(cot)
 
 

@@ -130,6 +130,20 @@ def test_jvp_refuses_a_wrong_number_of_tangents():
         srcad.jvp(net, (0.4, 0.7), (1.0,), jit=False)
 
 
+def scaled(x, y):
+    return np.sum(x * y)
+
+
+def test_jvp_names_the_argument_whose_tangent_has_the_wrong_shape():
+    with pytest.raises(srcad.SrcadError, match=r"the tangent has shape \(2,\); `y` has shape "
+                                               r"\(3,\)"):
+        srcad.jvp(scaled, (np.ones(3), np.ones(3)), (np.ones(3), np.ones(2)), jit=False)
+    _, pullback = srcad.vjp(scaled, np.ones(3), np.ones(3), jit=False)
+    with pytest.raises(srcad.SrcadError, match="the output is a scalar; the cotangent has "
+                                               r"shape \(3,\)"):
+        pullback(np.ones(3))
+
+
 def _edge_cases():
     from tests.test_edge_cases import GRAD_CASES
     return [pytest.param(*p.values, id=p.id) for p in GRAD_CASES]
