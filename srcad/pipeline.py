@@ -16,6 +16,7 @@ from srcad.passes.check_supported import CheckSupported
 from srcad.passes.common_subexpressions import CommonSubexpressions
 from srcad.passes.expand_aug_assign import ExpandAugAssign
 from srcad.passes.forward_ad import ForwardAD
+from srcad.passes.guard_integer_powers import GuardIntegerPowers
 from srcad.passes.hoist_local_functions import HoistLocalFunctions
 from srcad.passes.infer_kinds import InferKinds
 from srcad.passes.lean_array_adjoints import LeanArrayAdjoints
@@ -92,6 +93,7 @@ def analyze(ctx, arg_kinds, wrt_names):
     params = [a.id for a in fnode.args.args]
     for cls, step in [
         (InferKinds, lambda f: InferKinds(ctx, dict(zip(params, arg_kinds))).run(f)),
+        (GuardIntegerPowers, lambda f: GuardIntegerPowers(ctx).run(f)),
         (CheckAliases, lambda f: CheckAliases(ctx).run(f)),
         (Activity, lambda f: Activity(ctx, wrt_names).run(f)),
         (TapeNeeds, lambda f: TapeNeeds(ctx, params).run(f)),

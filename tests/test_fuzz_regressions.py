@@ -195,3 +195,13 @@ def test_forward_mode_leaves_values_that_never_reach_the_output():
             flag = math.atan2(0.0, y * 0.0)
             return x * y + np.sum(a) + np.sum(m)
         """)
+
+
+def test_integer_powers_of_literals_are_pythons():
+    # Found by the grammar generator: `3 ** (-1 ** 4)` is 1/3 in Python, which folds it when
+    # it compiles f; split into temporaries, compiled code computed 3 ** -1 in integers: 0.
+    check("""
+        def f(x, y, a, m):
+            k = 3 ** (-1 ** 4) + (2 + 1) ** (-3)
+            return x * k + y + np.sum(a) + np.sum(m)
+        """, jit=True)

@@ -295,3 +295,23 @@ def test_max_tangent_follows_the_nan():
     x = np.array([1.0, math.nan, 3.0])
     value, tangent = srcad.jvp(extremes, (x,), (np.array([1.0, 2.0, 3.0]),), jit=False)
     assert math.isnan(value) and tangent == 20.0
+
+
+# ---------------------------------------------------------------------------------------
+# integer powers
+
+
+def integer_power(x, n, k):
+    p = n ** k
+    return x * p
+
+
+@pytest.mark.parametrize("jit", [True, False])
+def test_an_integer_to_a_negative_integer_power_is_refused_where_it_runs(jit):
+    g = srcad.grad(integer_power, jit=jit)
+    assert g(1.5, 2, 3) == 8.0
+    with pytest.raises(ValueError) as info:  # Python gives 0.25; compiled integers, 0
+        g(1.5, 2, -2)
+    assert str(info.value).startswith(line_of(integer_power, "p = n ** k") + "ValueError: "
+                                      "an integer to a negative integer power"), str(info.value)
+    assert "float(a) ** b" in str(info.value)

@@ -1,7 +1,9 @@
 """ToANF: one operation per statement, every operand a name or a constant."""
 import copy
 import inspect
+import math
 import numbers
+import operator
 
 import gast
 import numpy as np
@@ -287,7 +289,17 @@ class ToANF:
         name = self.tmp()
         return pre + [ir.assign(name, op, like=self.stmt_line)], ir.name(name)
 
+    def number(self, expr):
+        """The int or float that `expr` (a literal or a global name) is, or None."""
+        c = self.constant(expr) if not isinstance(expr, (gast.UnaryOp, gast.BinOp)) else None
+        v = c.value if c is not None else None
+        return v if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
     def constant(self, expr):
+        """`expr` as a constant when it is one: a literal, a global number, or arithmetic
+        on them (`(2 + 1) ** -3`, `2 - K` for a global `K`), computed as Python computes
+        it; arithmetic that raises, or gives a number compiled code holds otherwise (a
+        64-bit overflow, an infinity), is left to run."""
         if isinstance(expr, gast.Constant):
             return expr
         if isinstance(expr, gast.UnaryOp) and isinstance(expr.op, (gast.USub, gast.UAdd)) \
@@ -295,6 +307,8 @@ class ToANF:
                 and isinstance(expr.operand.value, numbers.Number):
             v = expr.operand.value
             return ir.const(-v if isinstance(expr.op, gast.USub) else v)
+        if isinstance(expr, (gast.UnaryOp, gast.BinOp)):
+            return _folded(_literal(expr, self.number))
         text = ir.dotted_text(expr)
         if text is None or self.local(text.split(".")[0]):
             return None
@@ -532,3 +546,42 @@ def _flag_breaks(stmts, flag):
             s.body, s.orelse = _flag_breaks(s.body, flag), _flag_breaks(s.orelse, flag)
         out.append(s)
     return out
+
+
+_FOLDED = {gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
+           gast.Div: operator.truediv, gast.FloorDiv: operator.floordiv,
+           gast.Mod: operator.mod, gast.Pow: operator.pow}
+
+
+def _literal(expr, number):
+    """The number that `expr` is, written with arithmetic on numbers (`number(leaf)`: a
+    literal's or a global's value, or None), or None."""
+    if isinstance(expr, gast.UnaryOp) and isinstance(expr.op, (gast.USub, gast.UAdd)):
+        v = _literal(expr.operand, number)
+        return None if v is None else (-v if isinstance(expr.op, gast.USub) else v)
+    if isinstance(expr, gast.BinOp) and type(expr.op) in _FOLDED:
+        left, right = _literal(expr.left, number), _literal(expr.right, number)
+        if left is None or right is None:
+            return None
+        try:
+            return _small(_FOLDED[type(expr.op)](left, right))
+        except (ArithmeticError, ValueError):  # raised when the function runs, as in Python
+            return None
+    if isinstance(expr, (gast.UnaryOp, gast.BinOp)):
+        return None
+    return number(expr)
+
+
+def _small(v):
+    """`v` when it is a number compiled code holds as Python does: a finite float, or an
+    int of 63 bits; else None (left to run)."""
+    if isinstance(v, float) and math.isfinite(v):
+        return v
+    if isinstance(v, int) and -2 ** 63 <= v < 2 ** 63:
+        return v
+    return None
+
+
+def _folded(v):
+    v = _small(v) if v is not None else None
+    return ir.const(v) if v is not None else None

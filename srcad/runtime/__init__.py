@@ -48,6 +48,7 @@ from srcad.runtime.python_math import (
     exp,
     expm1,
     floor,
+    int_pow,
     log,
     log1p,
     log_base,

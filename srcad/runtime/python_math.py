@@ -3,6 +3,8 @@ its `math.exp(1000.0)` inf, where Python raises; these raise Python's errors, co
 or not."""
 import math
 
+import numpy as np
+from numba import types
 from numba.extending import register_jitable
 
 from srcad.runtime.overloads import _is_none, _jit_version
@@ -124,6 +126,34 @@ def pow(x, y):
         if r == math.inf or r == -math.inf:
             raise OverflowError("math range error")
     return r
+
+
+def int_pow(x, y):
+    """x ** y for integers (or integer arrays): ValueError for a negative exponent, where
+    Python makes a float and compiled code would give 0."""
+    if np.any(np.asarray(y) < 0):
+        raise ValueError(_NEGATIVE_POWER)
+    return x ** y
+
+
+_NEGATIVE_POWER = ("an integer to a negative integer power: compiled code keeps integers "
+                   "integers; write float(a) ** b")
+
+
+@_jit_version(int_pow)
+def _int_pow(x, y):
+    if isinstance(y, types.Integer):
+        def scalar(x, y):
+            if y < 0:
+                raise ValueError(_NEGATIVE_POWER)
+            return x ** y
+        return scalar
+
+    def array(x, y):
+        if np.any(y < 0):
+            raise ValueError(_NEGATIVE_POWER)
+        return x ** y
+    return array
 
 
 @register_jitable(cache=True)
