@@ -32,6 +32,7 @@ from srcad.passes.split_returns import SplitReturns
 from srcad.passes.tape_needs import TapeNeeds
 from srcad.passes.tidy_adjoints import TidyAdjoints
 from srcad.passes.to_anf import ToANF
+from srcad.passes.unroll_tuple_loops import UnrollTupleLoops
 from srcad.source import FunctionSource
 
 
@@ -56,6 +57,7 @@ def normalize_steps(ctx):
         (ExpandAugAssign, lambda f: ExpandAugAssign(ctx).visit(f)),
         (SplitReturns, lambda f: SplitReturns(ctx).run(f)),
         (ResolveCalls, lambda f: ResolveCalls(ctx).run(f)),
+        (UnrollTupleLoops, lambda f: UnrollTupleLoops(ctx).run(f)),
         (ToANF, lambda f: ToANF(ctx).run(f)),
         (CommonSubexpressions, lambda f: CommonSubexpressions(ctx).run(f)),
         (LowerLoopExits, lambda f: LowerLoopExits(ctx).run(f)),

@@ -692,6 +692,14 @@ def inplace_alias_loop(a, w):
     return np.sum(hist * hist)
 
 
+def inplace_alias_tuple_loop(x, w):
+    z = x * w
+    y = z
+    for v in (1.0, w):
+        y += v
+    return np.sum(z * x)
+
+
 def inplace_row(m, w):
     r = m[0]
     r *= w
@@ -1607,6 +1615,8 @@ ALIAS_WRITES = [
 INPLACE_AUG = [
     pytest.param(inplace_alias, lambda: (_a(0.3, 0.4), _a(0.5, 0.1)), (0, 1), id="name"),
     pytest.param(inplace_alias_loop, lambda: (_a(0.3, 0.4, 0.1), 0.7), (0, 1), id="loop"),
+    pytest.param(inplace_alias_tuple_loop, lambda: (_a(0.3, 0.4), 0.7), (0, 1),
+                 id="tuple_loop"),
     pytest.param(inplace_row, lambda: (np.array([[0.3, 0.4], [0.1, 0.2]]), 0.7), (0, 1),
                  id="row"),
 ]

@@ -86,7 +86,7 @@ class ResolveCalls(gast.NodeTransformer):
                 for s in value:
                     self.statement(s)
                 self.stmt = stmt
-            elif field == "iter" and _is_range(value, self.resolve):
+            elif field == "iter" and is_range(value, self.resolve):
                 value.args = [self.visit(a) for a in value.args]  # a loop's own range
             elif isinstance(value, gast.expr):
                 setattr(stmt, field, self.visit(value))
@@ -206,9 +206,11 @@ class ResolveCalls(gast.NodeTransformer):
                          "the differentiated function", NoRuleError)
 
 
-def _is_range(node, resolve):
+def is_range(node, resolve):
+    """Whether `node` calls Python's `range` (or one a pass wrote, where the function
+    itself never names `range`)."""
     return isinstance(node, gast.Call) and ir.dotted_text(node.func) == "range" \
-        and resolve.lookup("range") is range
+        and resolve.lookup("range") in (range, resolve.MISSING)
 
 
 def _as_array(arg):

@@ -40,19 +40,20 @@ def _parsed(source):
     return ctx
 
 
-def show_resolved(source):
-    """Print the function in `source` after ResolveCalls."""
+def show_resolved(source, *then):
+    """Print the function in `source` after ResolveCalls and the passes `then`."""
     from srcad.passes.resolve_calls import ResolveCalls
-
-    ctx = _parsed(source)
-    print(to_source(ResolveCalls(ctx).run(ctx.fsrc.node)).rstrip())
-
-
-def show_anf(source):
-    """Print the function in `source` after ResolveCalls and ToANF."""
-    from srcad.passes.resolve_calls import ResolveCalls
-    from srcad.passes.to_anf import ToANF
 
     ctx = _parsed(source)
     fnode = ResolveCalls(ctx).run(ctx.fsrc.node)
-    print(to_source(ToANF(ctx).run(fnode)).rstrip())
+    for pass_cls in then:
+        fnode = pass_cls(ctx).run(fnode)
+    print(to_source(fnode).rstrip())
+
+
+def show_anf(source):
+    """Print the function in `source` after ResolveCalls, UnrollTupleLoops and ToANF."""
+    from srcad.passes.to_anf import ToANF
+    from srcad.passes.unroll_tuple_loops import UnrollTupleLoops
+
+    show_resolved(source, UnrollTupleLoops, ToANF)

@@ -1,16 +1,12 @@
 """ToANF: one operation per statement, every operand a name or a constant."""
-import copy
 import inspect
-import math
-import numbers
-import operator
 
 import gast
-import numpy as np
 
 from srcad.errors import UnsupportedError
 from srcad.passes import ir
-from srcad.passes.resolve_calls import CallSite
+from srcad.passes.constants import Constants
+from srcad.passes.resolve_calls import CallSite, is_range
 from srcad.rules import registry
 
 _ATTRS = {"shape", "size", "ndim"}
@@ -54,6 +50,7 @@ class ToANF:
         self.ctx = ctx
         self.fsrc = ctx.fsrc
         self.resolve = ctx.resolve
+        self.consts = Constants(ctx.resolve)
 
     def run(self, fnode):
         fnode.body = self.block(fnode.body)
@@ -110,13 +107,7 @@ class ToANF:
             raise self.error("a loop target must be one name", node,
                              "loop over an index: `for i in range(len(xs)):`")
         it = node.iter
-        tup = self.global_tuple(it)
-        if tup is not None:
-            node.iter = it = tup
-        if isinstance(it, (gast.Tuple, gast.List)):
-            return self.unrolled(node)
-        if isinstance(it, gast.Call) and ir.dotted_text(it.func) == "range" \
-                and self.resolve.lookup("range") is range:
+        if is_range(it, self.resolve):
             if it.keywords or not 1 <= len(it.args) <= 3:
                 raise self.error("`range` takes one to three positional arguments", node)
             pre, args = self.atoms(it.args)
@@ -137,55 +128,6 @@ class ToANF:
         loop = gast.For(target=node.target, iter=rng, body=body or [gast.Pass()], orelse=[],
                         type_comment=None)
         return pre + [gast.copy_location(loop, node)]
-
-    def unrolled(self, node):
-        """`for v in (a, b): body` as `v = a; body; v = b; body`.  When the loop's own
-        `break`/`continue` occur, each copy runs in a loop of one trip, and a `break` sets
-        a flag that skips the copies after it."""
-        out = self.snapshot_items(node)
-        if not ir.contains(node.body, (gast.Break, gast.Continue)):
-            for elt in node.iter.elts:
-                out += self.stmt_Assign(ir.assign(node.target.id, elt, like=node))
-                out += self.block(self.copied(node.body))
-            return out
-        flag = self.ctx.namer.fresh("broke")
-        out += self.stmt_Assign(ir.assign(flag, ir.const(False), like=node))
-        for elt in node.iter.elts:
-            body = [ir.assign(node.target.id, elt, like=node)]
-            body = self.block(body + _flag_breaks(self.copied(node.body), flag))
-            once = gast.Call(func=ir.name("range"), args=[ir.const(1)], keywords=[])
-            loop = gast.For(target=ir.name(self.ctx.namer.fresh("k"), store=True), iter=once,
-                            body=body, orelse=[], type_comment=None)
-            pre, test = self.atom(ir.not_(ir.name(flag)))
-            out += pre + [ir.if_(test, [gast.copy_location(loop, node)], like=node)]
-        return out
-
-    def copied(self, stmts):
-        """Deep copies of `stmts` whose calls keep their `CallSite`s."""
-        out = [copy.deepcopy(s) for s in stmts]
-        for a, b in zip(gast.walk(gast.Module(body=stmts, type_ignores=[])),
-                        gast.walk(gast.Module(body=out, type_ignores=[]))):
-            if a in self.ctx.calls:
-                self.ctx.calls[b] = self.ctx.calls[a]
-        return out
-
-    def snapshot_items(self, node):
-        """Python builds the tuple once, before the first trip: an item the body changes
-        (`for v in (a, s)` with `s -= ...` in the body) is taken into a temporary first,
-        and `node.iter.elts` becomes those atoms."""
-        changed = {n.id for n in gast.walk(node) if isinstance(n, gast.Name)
-                   and isinstance(n.ctx, gast.Store)}
-        out, elts = [], []
-        for elt in node.iter.elts:
-            if isinstance(elt, gast.Constant) or not any(
-                    isinstance(n, gast.Name) and n.id in changed for n in gast.walk(elt)):
-                elts.append(elt)
-                continue
-            tmp = self.tmp()
-            out += self.stmt_Assign(ir.assign(tmp, elt, like=node))
-            elts.append(ir.name(tmp))
-        node.iter.elts = elts
-        return out
 
     def stmt_Assign(self, node):
         out = self.assign(node)
@@ -278,62 +220,16 @@ class ToANF:
 
     def atom(self, expr, force_name=False):
         """Statements computing `expr`, and a name or constant holding its value."""
-        folded = self.constant(expr)
+        folded = self.consts.constant(expr)
         if folded is not None:
             if not force_name:
                 return [], folded
             expr = folded
-        if isinstance(expr, gast.Name) and self.local(expr.id):
+        if isinstance(expr, gast.Name) and self.consts.local(expr.id):
             return [], ir.name(expr.id)
         pre, op = self.op(expr)
         name = self.tmp()
         return pre + [ir.assign(name, op, like=self.stmt_line)], ir.name(name)
-
-    def number(self, expr):
-        """The int or float that `expr` (a literal or a global name) is, or None."""
-        c = self.constant(expr) if not isinstance(expr, (gast.UnaryOp, gast.BinOp)) else None
-        v = c.value if c is not None else None
-        return v if isinstance(v, (int, float)) and not isinstance(v, bool) else None
-
-    def constant(self, expr):
-        """`expr` as a constant when it is one: a literal, a global number, or arithmetic
-        on them (`(2 + 1) ** -3`, `2 - K` for a global `K`), computed as Python computes
-        it; arithmetic that raises, or gives a number compiled code holds otherwise (a
-        64-bit overflow, an infinity), is left to run."""
-        if isinstance(expr, gast.Constant):
-            return expr
-        if isinstance(expr, gast.UnaryOp) and isinstance(expr.op, (gast.USub, gast.UAdd)) \
-                and isinstance(expr.operand, gast.Constant) \
-                and isinstance(expr.operand.value, numbers.Number):
-            v = expr.operand.value
-            return ir.const(-v if isinstance(expr.op, gast.USub) else v)
-        if isinstance(expr, (gast.UnaryOp, gast.BinOp)):
-            return _folded(_literal(expr, self.number))
-        text = ir.dotted_text(expr)
-        if text is None or self.local(text.split(".")[0]):
-            return None
-        obj = self.resolve.lookup(text)
-        if isinstance(obj, (bool, np.bool_)):
-            return ir.const(bool(obj))
-        if isinstance(obj, numbers.Integral):
-            return ir.const(int(obj))
-        if isinstance(obj, numbers.Real):
-            return ir.const(float(obj))
-        if obj is None:
-            return ir.const(None)
-        return None
-
-    def global_tuple(self, expr):
-        """A module-level tuple (or list) of numbers, as a tuple literal; else None."""
-        text = ir.dotted_text(expr)
-        if text is None or self.local(text.split(".")[0]):
-            return None
-        obj = self.resolve.lookup(text)
-        if isinstance(obj, (tuple, list)) and obj and all(
-                isinstance(v, numbers.Real) and not isinstance(v, np.ndarray) for v in obj):
-            return gast.Tuple(elts=[ir.const(float(v) if isinstance(v, float) else int(v))
-                                    for v in obj], ctx=gast.Load())
-        return None
 
     def op(self, expr):
         """Statements and one operation on atoms computing `expr`."""
@@ -346,17 +242,13 @@ class ToANF:
     def op_Constant(self, expr):
         return [], expr
 
-    def local(self, name):
-        """Whether `name` is the function's own (parameters, variables, names passes made)."""
-        return name not in self.resolve.free
-
     def op_Name(self, expr):
-        if self.local(expr.id):
+        if self.consts.local(expr.id):
             return [], ir.name(expr.id)
-        tup = self.global_tuple(expr)
+        tup = self.consts.global_tuple(expr)
         if tup is not None:
             return [], tup
-        folded = self.constant(expr)
+        folded = self.consts.constant(expr)
         if folded is not None:
             return [], folded
         obj = self.resolve.free.get(expr.id, self.resolve.MISSING)
@@ -418,7 +310,7 @@ class ToANF:
     op_List = op_Tuple
 
     def op_Attribute(self, expr):
-        folded = self.constant(expr)
+        folded = self.consts.constant(expr)
         if folded is not None:
             return [], folded
         if expr.attr == "T":
@@ -451,7 +343,7 @@ class ToANF:
         return self.atom(node)
 
     def op_Subscript(self, expr):
-        folded = self.constant(expr.slice)
+        folded = self.consts.constant(expr.slice)
         k = folded.value if isinstance(folded, gast.Constant) else None
         if isinstance(expr.value, gast.Call) and isinstance(k, int):
             pre, op = self.op(expr.value)
@@ -535,53 +427,3 @@ class ToANF:
                                      "number", self.stmt_line, "pass it explicitly")
                 slots[k] = ir.const(float(default) if isinstance(default, float) else default)
         return pre, gast.Call(func=ir.dotted(name), args=slots, keywords=[])
-
-def _flag_breaks(stmts, flag):
-    """`stmts` with each `break` of their own loop preceded by `flag = True`."""
-    out = []
-    for s in stmts:
-        if isinstance(s, gast.Break):
-            out.append(ir.assign(flag, ir.const(True), like=s))
-        elif isinstance(s, gast.If):
-            s.body, s.orelse = _flag_breaks(s.body, flag), _flag_breaks(s.orelse, flag)
-        out.append(s)
-    return out
-
-
-_FOLDED = {gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
-           gast.Div: operator.truediv, gast.FloorDiv: operator.floordiv,
-           gast.Mod: operator.mod, gast.Pow: operator.pow}
-
-
-def _literal(expr, number):
-    """The number that `expr` is, written with arithmetic on numbers (`number(leaf)`: a
-    literal's or a global's value, or None), or None."""
-    if isinstance(expr, gast.UnaryOp) and isinstance(expr.op, (gast.USub, gast.UAdd)):
-        v = _literal(expr.operand, number)
-        return None if v is None else (-v if isinstance(expr.op, gast.USub) else v)
-    if isinstance(expr, gast.BinOp) and type(expr.op) in _FOLDED:
-        left, right = _literal(expr.left, number), _literal(expr.right, number)
-        if left is None or right is None:
-            return None
-        try:
-            return _small(_FOLDED[type(expr.op)](left, right))
-        except (ArithmeticError, ValueError):  # raised when the function runs, as in Python
-            return None
-    if isinstance(expr, (gast.UnaryOp, gast.BinOp)):
-        return None
-    return number(expr)
-
-
-def _small(v):
-    """`v` when it is a number compiled code holds as Python does: a finite float, or an
-    int of 63 bits; else None (left to run)."""
-    if isinstance(v, float) and math.isfinite(v):
-        return v
-    if isinstance(v, int) and -2 ** 63 <= v < 2 ** 63:
-        return v
-    return None
-
-
-def _folded(v):
-    v = _small(v) if v is not None else None
-    return ir.const(v) if v is not None else None
