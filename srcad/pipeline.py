@@ -10,6 +10,7 @@ from codegen.emit import EmissionError, emit
 from srcad.context import Context
 from srcad.errors import SrcadError, internal_error
 from srcad.passes.activity import Activity
+from srcad.passes.bind_arguments import BindArguments
 from srcad.passes.bind_expressions import BindExpressions
 from srcad.passes.check_aliases import CheckAliases
 from srcad.passes.check_supported import CheckSupported
@@ -59,6 +60,7 @@ def normalize_steps(ctx):
         (ResolveCalls, lambda f: ResolveCalls(ctx).run(f)),
         (UnrollTupleLoops, lambda f: UnrollTupleLoops(ctx).run(f)),
         (ToANF, lambda f: ToANF(ctx).run(f)),
+        (BindArguments, lambda f: BindArguments(ctx).run(f)),
         (CommonSubexpressions, lambda f: CommonSubexpressions(ctx).run(f)),
         (LowerLoopExits, lambda f: LowerLoopExits(ctx).run(f)),
         (RecordControl, lambda f: RecordControl(ctx).run(f)),

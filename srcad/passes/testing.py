@@ -20,7 +20,8 @@ def show(pass_cls, source):
 
 
 def _parsed(source):
-    """A context for the function in `source`, its names resolved in a math/numpy module."""
+    """A context for the last function in `source`, its names resolved in a module of
+    math, numpy and the functions before it."""
     import math
 
     import numpy as np
@@ -30,11 +31,11 @@ def _parsed(source):
 
     namespace = {"math": math, "np": np}
     exec(compile(textwrap.dedent(source), "<doctest>", "exec"), namespace)
-    fn = next(v for k, v in namespace.items() if callable(v) and k not in ("math", "np"))
+    fn = [v for k, v in namespace.items() if callable(v) and k not in ("math", "np")][-1]
     fsrc = FunctionSource.__new__(FunctionSource)
     fsrc.fn, fsrc.name, fsrc.filename, fsrc.offset = fn, fn.__name__, "<doctest>", 0
     fsrc.lines = textwrap.dedent(source).splitlines(True)
-    fsrc.node = gast.parse(textwrap.dedent(source)).body[0]
+    fsrc.node = gast.parse(textwrap.dedent(source)).body[-1]
     ctx = _Ctx(fsrc.node)
     ctx.fsrc, ctx.resolve = fsrc, ResolveNames(fsrc)
     return ctx
@@ -52,8 +53,10 @@ def show_resolved(source, *then):
 
 
 def show_anf(source):
-    """Print the function in `source` after ResolveCalls, UnrollTupleLoops and ToANF."""
+    """Print the function in `source` after ResolveCalls, UnrollTupleLoops, ToANF and
+    BindArguments."""
+    from srcad.passes.bind_arguments import BindArguments
     from srcad.passes.to_anf import ToANF
     from srcad.passes.unroll_tuple_loops import UnrollTupleLoops
 
-    show_resolved(source, UnrollTupleLoops, ToANF)
+    show_resolved(source, UnrollTupleLoops, ToANF, BindArguments)

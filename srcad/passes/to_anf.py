@@ -1,5 +1,4 @@
 """ToANF: one operation per statement, every operand a name or a constant."""
-import inspect
 
 import gast
 
@@ -17,10 +16,9 @@ class ToANF:
 
     Afterwards a statement is one of: `x = op(atoms)`, `x[atoms] = atom`,
     `a, b = user_fn(atoms)`, `if atom_or_not_atom:`, `for i in range(atoms):`,
-    `while True:`, `break`, `continue`, `return atom_or_tuple_of_atoms`. Calls name their
-    rule's canonical function (`np.sin`), methods become functions (`x.sum()` is
-    `np.sum(x)`), `x.T` is `np.transpose(x)`, `and`/`or`/`a if c else b` become `if`
-    statements, `while c:` becomes `while True:` with a `break`, and `for v in xs:`
+    `while True:`, `break`, `continue`, `return atom_or_tuple_of_atoms`. A call keeps
+    the callee ResolveCalls named (a tuple-valued one, `registry.parts`, becomes the
+    tuple of its items' calls), `and`/`or`/`a if c else b` become `if` statements, `while c:` becomes `while True:` with a `break`, and `for v in xs:`
     loops over `range(xs.shape[0])`. The target of an operation is never its operand.
 
     >>> from srcad.passes.testing import show_anf
@@ -313,9 +311,6 @@ class ToANF:
         folded = self.consts.constant(expr)
         if folded is not None:
             return [], folded
-        if expr.attr == "T":
-            return self.op_Call(gast.Call(func=ir.dotted("np.transpose"), args=[expr.value],
-                                          keywords=[]), resolved="np.transpose")
         if expr.attr in _ATTRS:
             pre, a = self.atom(expr.value, force_name=True)
             return pre, gast.Attribute(value=a, attr=expr.attr, ctx=gast.Load())
@@ -371,17 +366,13 @@ class ToANF:
                         else self.atom(a))
             pre += more
             atoms.append(at)
-        if site.kind == "user":
-            more, call = self.user_call_args(site.name, atoms, expr)
-            self.ctx.calls[call] = site
-            return pre + more, call
         keywords = []
         for kw in expr.keywords:
-            if kw.arg == "dtype":  # the type ResolveCalls named: kept as written
+            if kw.arg == "dtype" and site.kind == "rule":  # the type ResolveCalls named
                 keywords.append(kw)
                 continue
-            more, at = (self.op_Tuple(kw.value) if isinstance(kw.value, (gast.Tuple, gast.List))
-                        else self.atom(kw.value))
+            literal = isinstance(kw.value, (gast.Tuple, gast.List)) and site.kind != "user"
+            more, at = self.op_Tuple(kw.value) if literal else self.atom(kw.value)
             pre += more
             keywords.append(gast.keyword(arg=kw.arg, value=at))
         call = gast.Call(func=ir.dotted(site.name), args=atoms, keywords=keywords)
@@ -399,31 +390,3 @@ class ToANF:
             pre += more + [ir.assign(tmp, call, like=self.stmt_line)]
             items.append(ir.name(tmp))
         return pre, gast.Tuple(elts=items, ctx=gast.Load())
-
-    def user_call_args(self, name, atoms, expr):
-        """([], call) with every parameter of the user's function passed by position:
-        keywords placed, defaults (constants) filled in."""
-        fn = self.ctx.user_functions[name]
-        params = list(inspect.signature(fn).parameters.values())
-        pre, slots = [], list(atoms) + [None] * (len(params) - len(atoms))
-        if len(atoms) > len(params):
-            raise self.error(f"`{name}` takes {len(params)} arguments, {len(atoms)} given",
-                             self.stmt_line)
-        for kw in expr.keywords:
-            names_ = [p.name for p in params]
-            if kw.arg not in names_ or slots[names_.index(kw.arg)] is not None:
-                raise self.error(f"`{name}` got an unexpected keyword `{kw.arg}`", self.stmt_line)
-            more, at = self.atom(kw.value)
-            pre += more
-            slots[names_.index(kw.arg)] = at
-        for k, p in enumerate(params):
-            if slots[k] is None:
-                default = p.default
-                if default is inspect.Parameter.empty:
-                    raise self.error(f"`{name}` is missing its argument `{p.name}`",
-                                     self.stmt_line)
-                if not isinstance(default, (bool, int, float, type(None))):
-                    raise self.error(f"the default value of `{p.name}` in `{name}` is not a "
-                                     "number", self.stmt_line, "pass it explicitly")
-                slots[k] = ir.const(float(default) if isinstance(default, float) else default)
-        return pre, gast.Call(func=ir.dotted(name), args=slots, keywords=[])
