@@ -381,22 +381,29 @@ def jacobian(f, wrt=0, mode=None, jit=True, on_jit_error="warn"):
             return g.package_many(_columns(g, args))
         jac.last_mode = "rev"
         jac.compiled = compiled
-        out_shape = np.shape(out)
-        rows = []
-        for k in range(int(np.size(out))):
-            cot = np.zeros(out_shape)
-            cot.flat[k] = 1.0
-            cot = float(cot) if not out_shape else cot
-            rows.append(compiled.reverse(args, tape, cot))
-        result = []
-        for j, i in enumerate(g.positions):
-            stacked = np.array([np.asarray(r[j], dtype=np.float64) for r in rows])
-            result.append(stacked.reshape(out_shape + np.shape(args[i])))
+        result = _rows(g, compiled, args, out, tape)
         return result[0] if g.bare else tuple(result)
 
     jac.last_mode = jac.compiled = None
     jac.__doc__ = jacobian.__doc__
     return jac
+
+
+def _rows(g, compiled, args, out, tape):
+    """Per `wrt` argument, its block of the Jacobian, by reverse mode: one row per element
+    of `out`, each a reverse sweep over the `tape` of the forward sweep that gave `out`."""
+    out_shape = np.shape(out)
+    rows = []
+    for k in range(int(np.size(out))):
+        cot = np.zeros(out_shape)
+        cot.flat[k] = 1.0
+        cot = float(cot) if not out_shape else cot
+        rows.append(compiled.reverse(args, tape, cot))
+    result = []
+    for j, i in enumerate(g.positions):
+        stacked = np.array([np.asarray(r[j], dtype=np.float64) for r in rows])
+        result.append(stacked.reshape(out_shape + np.shape(args[i])))
+    return result
 
 
 def unit_directions(args, positions, j):

@@ -157,38 +157,49 @@ def check(args, out=None):
     if len(values) != len(params):
         raise SrcadError(f"--args gives {len(values)} values for {len(params)} parameters "
                          f"({', '.join(params)})")
-    if args.wrt is None:
-        wrt = tuple(i for i, v in enumerate(values)
-                    if isinstance(v, float) or getattr(v, "dtype", None) == np.float64)
-        if not wrt:
-            raise SrcadError("no float argument to differentiate",
-                             hint="write floats as 1.0, or name the parameters with --wrt")
-    else:
-        wrt = parse_wrt(args.wrt)
-        wrt = wrt if isinstance(wrt, tuple) else (wrt,)
-    g = GradFunction(fn, wrt, jit=not args.nojit, with_value=True)
+    g = GradFunction(fn, _check_wrt(args.wrt, values), jit=not args.nojit, with_value=True)
     value, grads = g(*values)
     shown = ", ".join(f"{p}={_describe(v)}" for p, v in zip(params, values))
     print(f"{g.fsrc.name}({shown}) = {value!r}", file=out)
     print(f"{'':14}{'srcad':>22}{'finite differences':>22}{'rel. error':>12}", file=out)
     worst = 0.0
     for i, grad in zip(g.positions, grads):
-        fd = central_differences(fn, values, i, args.eps)
-        err = relative_error(grad, fd)
-        worst = max(worst, float(np.max(err, initial=0.0)))
-        flat_g, flat_fd, flat_err = (np.ravel(a) for a in (grad, fd, err))
-        for k in range(min(flat_g.size, args.rows)):
-            index = "" if np.ndim(grad) == 0 else \
-                "[" + ", ".join(map(str, np.unravel_index(k, np.shape(grad)))) + "]"
-            print(f"d/d {params[i] + index:<10}{flat_g[k]:>22.12g}{flat_fd[k]:>22.12g}"
-                  f"{flat_err[k]:>12.1e}", file=out)
-        if flat_g.size > args.rows:
-            print(f"    ... {flat_g.size - args.rows} more elements of {params[i]} "
-                  "(checked, not shown)", file=out)
+        worst = max(worst, _compare_argument(fn, values, i, grad, params[i], args, out))
     ok = worst <= args.rtol
     print(f"max relative error {worst:.1e} (tolerance {args.rtol:g}): "
           f"{'OK' if ok else 'MISMATCH'}", file=out)
     return ok
+
+
+def _check_wrt(text, values):
+    """The positions `check` differentiates: those of --wrt, or of every float argument."""
+    if text is None:
+        wrt = tuple(i for i, v in enumerate(values)
+                    if isinstance(v, float) or getattr(v, "dtype", None) == np.float64)
+        if not wrt:
+            raise SrcadError("no float argument to differentiate",
+                             hint="write floats as 1.0, or name the parameters with --wrt")
+        return wrt
+    wrt = parse_wrt(text)
+    return wrt if isinstance(wrt, tuple) else (wrt,)
+
+
+def _compare_argument(fn, values, i, grad, name, args, out):
+    """Print the gradient for argument `i` (called `name`) beside central finite
+    differences, `args.rows` elements at most; its largest relative error."""
+    fd = central_differences(fn, values, i, args.eps)
+    err = relative_error(grad, fd)
+    worst = float(np.max(err, initial=0.0))
+    flat_g, flat_fd, flat_err = (np.ravel(a) for a in (grad, fd, err))
+    for k in range(min(flat_g.size, args.rows)):
+        index = "" if np.ndim(grad) == 0 else \
+            "[" + ", ".join(map(str, np.unravel_index(k, np.shape(grad)))) + "]"
+        print(f"d/d {name + index:<10}{flat_g[k]:>22.12g}{flat_fd[k]:>22.12g}"
+              f"{flat_err[k]:>12.1e}", file=out)
+    if flat_g.size > args.rows:
+        print(f"    ... {flat_g.size - args.rows} more elements of {name} "
+              "(checked, not shown)", file=out)
+    return worst
 
 
 def _describe(value):
@@ -198,9 +209,31 @@ def _describe(value):
 
 
 def main(argv=None):
+    args = _parser().parse_args(argv)
+    if args.command == "demo":
+        from srcad.demo import main as demo
+        return demo()
+    try:
+        if args.command == "check":
+            return 0 if check(args) else 1
+        show(args)
+    except SrcadError as exc:
+        print(f"srcad: error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def _parser():
     parser = argparse.ArgumentParser(
         prog="python -m srcad", description="srcad: source-transformation AD for numeric Python")
     sub = parser.add_subparsers(dest="command", required=True)
+    _add_show_command(sub)
+    _add_check_command(sub)
+    sub.add_parser("demo", help="differentiate an example, check it, print the generated code")
+    return parser
+
+
+def _add_show_command(sub):
     p = sub.add_parser("show", help="print the generated forward/reverse module of a function")
     p.add_argument("target", help="path/to/file.py:function")
     p.add_argument("--wrt", default="0", help="positions or names, comma separated (default 0)")
@@ -215,6 +248,9 @@ def main(argv=None):
     p.add_argument("--color", action="store_true",
                    help="highlight with Pygments (plain when it is not installed), each "
                    "`# grad of:` comment followed by the place of its line in the file")
+
+
+def _add_check_command(sub):
     c = sub.add_parser("check", help="compare the gradient with central finite differences")
     c.add_argument("target", help="path/to/file.py:function (returning a float)")
     c.add_argument("--args", nargs="+", required=True, metavar="VALUES",
@@ -230,19 +266,6 @@ def main(argv=None):
     c.add_argument("--rows", type=int, default=10,
                    help="elements shown per array argument (all are checked; default 10)")
     c.add_argument("--nojit", action="store_true", help="run the gradient without Numba")
-    sub.add_parser("demo", help="differentiate an example, check it, print the generated code")
-    args = parser.parse_args(argv)
-    if args.command == "demo":
-        from srcad.demo import main as demo
-        return demo()
-    try:
-        if args.command == "check":
-            return 0 if check(args) else 1
-        show(args)
-    except SrcadError as exc:
-        print(f"srcad: error: {exc}", file=sys.stderr)
-        return 2
-    return 0
 
 
 if __name__ == "__main__":

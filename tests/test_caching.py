@@ -4,7 +4,6 @@ is still right. srcad falls back to compiling in memory, with one `SrcadWarning`
 directory and the fix."""
 import errno
 import glob
-import math
 import os
 import subprocess
 import sys
@@ -20,36 +19,17 @@ import pytest
 import srcad
 import srcad.derivative
 from codegen.module import load_module
+from tests.cache_functions import loss
 from tests.fd import assert_grad_close, fd_grad
 
 XS = np.linspace(-1.0, 1.0, 7)
 
-
-def loss(w, xs):
-    s = 0.0
-    for i in range(xs.shape[0]):
-        s = s + math.tanh(w * xs[i] + s * 0.1)
-    return s * s
+pytestmark = pytest.mark.usefixtures("new_process")
 
 
 def check(g):
     """`g` (a gradient of `loss` w.r.t. both arguments) agrees with finite differences."""
     assert_grad_close(g(0.7, XS), fd_grad(loss, (0.7, XS), (0, 1)))
-
-
-@pytest.fixture(autouse=True)
-def new_process():
-    """Each test starts as a new process would: no derivative made yet in memory."""
-    srcad.derivative.clear()
-    yield
-    srcad.derivative.clear()
-
-
-@pytest.fixture
-def cache(tmp_path, monkeypatch):
-    folder = tmp_path / "cache"
-    monkeypatch.setenv("SRCAD_CACHE_DIR", str(folder))
-    return folder
 
 
 def modules(folder):

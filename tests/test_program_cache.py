@@ -3,7 +3,6 @@ has seen, in a process-wide cache keyed weakly by the function and the options, 
 by identity checks of what the transformation read."""
 import gc
 import importlib
-import math
 import sys
 import textwrap
 import threading
@@ -15,26 +14,13 @@ import pytest
 import srcad
 import srcad.derivative
 from srcad.program import Program
+from tests.cache_functions import loss, scaled_by
 from tests.fd import assert_grad_close, fd_grad
 
 XS = np.linspace(-1.0, 1.0, 5)
 
-
-def loss(w, xs):
-    s = 0.0
-    for i in range(xs.shape[0]):
-        s = s + math.tanh(w * xs[i] + s * 0.1)
-    return s * s
-
-
-@pytest.fixture(autouse=True)
-def fresh(tmp_path, monkeypatch):
-    """An empty cache directory and no derivative in memory: every module is made anew."""
-    folder = tmp_path / "cache"
-    monkeypatch.setenv("SRCAD_CACHE_DIR", str(folder))
-    srcad.derivative.clear()
-    yield folder
-    srcad.derivative.clear()
+# an empty cache directory and no derivative in memory: every module is made anew
+pytestmark = pytest.mark.usefixtures("cache", "new_process")
 
 
 @pytest.fixture
@@ -104,14 +90,8 @@ def test_a_function_redefined_with_the_same_name_gets_its_own_gradient(tmp_path)
     assert srcad.grad(f1).derivative is g1.derivative is not g2.derivative
 
 
-def _scaled_by(c):
-    def f(x):
-        return x * x * c
-    return f
-
-
 def test_closures_over_different_values_get_different_programs():
-    f2, f3 = _scaled_by(2.0), _scaled_by(3.0)
+    f2, f3 = scaled_by(2.0), scaled_by(3.0)
     g2, g3 = srcad.grad(f2), srcad.grad(f3)
     assert g2(0.5) == pytest.approx(2.0)
     assert g3(0.5) == pytest.approx(3.0)
@@ -135,7 +115,7 @@ def test_wrt_jit_and_kinds_get_programs_of_their_own():
 
 
 def test_a_collected_function_frees_its_entry():
-    f = _scaled_by(4.0)
+    f = scaled_by(4.0)
     ref = weakref.ref(f)
     assert srcad.grad(f)(1.0) == pytest.approx(8.0)
     out, pullback = srcad.vjp(f, 1.0)
@@ -150,7 +130,7 @@ def test_a_collected_function_frees_its_entry():
 
 
 def test_threads_compile_a_new_function_once(transforms):
-    f = _scaled_by(5.0)
+    f = scaled_by(5.0)
     barrier = threading.Barrier(8)
     results, errors = [], []
 
@@ -171,7 +151,7 @@ def test_threads_compile_a_new_function_once(transforms):
 
 
 def test_threads_making_the_first_call_of_one_gradient_object(transforms):
-    f = _scaled_by(6.0)
+    f = scaled_by(6.0)
     g = srcad.grad(f)
     barrier = threading.Barrier(8)
     results = []

@@ -18,14 +18,7 @@ from tests.fd import fd_grad
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-
-@pytest.fixture(autouse=True)
-def cache(tmp_path, monkeypatch):
-    folder = tmp_path / "cache"
-    monkeypatch.setenv("SRCAD_CACHE_DIR", str(folder))
-    srcad.derivative.clear()
-    yield folder
-    srcad.derivative.clear()
+pytestmark = pytest.mark.usefixtures("cache", "new_process")
 
 
 def _load(folder, name, text):

@@ -5,7 +5,6 @@ transformation reads that changes (the function, a helper, a constant, a closure
 custom rule, srcad itself) gives another hash, so the gradient is never a stale one."""
 import importlib.util
 import json
-import math
 import os
 import subprocess
 import sys
@@ -19,32 +18,13 @@ import srcad
 import srcad.derivative
 from codegen.fingerprint import function_digest
 from codegen.templates import template_body
+from tests.cache_functions import loss, scaled_by
 from tests.fd import assert_grad_close, fd_grad
 
 XS = np.linspace(-1.0, 1.0, 5)
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-
-def loss(w, xs):
-    s = 0.0
-    for i in range(xs.shape[0]):
-        s = s + math.tanh(w * xs[i] + s * 0.1)
-    return s * s
-
-
-@pytest.fixture(autouse=True)
-def new_process():
-    """Each test starts as a new process would: no derivative made yet in memory."""
-    srcad.derivative.clear()
-    yield
-    srcad.derivative.clear()
-
-
-@pytest.fixture
-def cache(tmp_path, monkeypatch):
-    folder = tmp_path / "cache"
-    monkeypatch.setenv("SRCAD_CACHE_DIR", str(folder))
-    return folder
+pytestmark = pytest.mark.usefixtures("new_process")
 
 
 def check(f, g, args, wrt):
@@ -137,14 +117,8 @@ def test_an_edit_gives_a_new_gradient(cache, tmp_path, change):
     assert len(list(cache.glob("f_*.json"))) == (1 if change == "none" else 2)
 
 
-def _scaled_by(c):
-    def f(x):
-        return x * x * c
-    return f
-
-
 def test_a_closure_is_part_of_the_function(cache):
-    f2, f3 = _scaled_by(2.0), _scaled_by(3.0)
+    f2, f3 = scaled_by(2.0), scaled_by(3.0)
     check(f2, srcad.grad(f2, jit=False), (0.5,), 0)
     check(f3, srcad.grad(f3, jit=False), (0.5,), 0)  # same source, same line, other c
 
