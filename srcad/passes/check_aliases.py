@@ -35,6 +35,21 @@ class CheckAliases:
 
     def run(self, fnode):
         ctx = self.ctx
+        views, augmented = self.scan(fnode)
+        ctx.materialize = set()
+        self.views = views = _closure(views)
+        for view, src, pos, loops, s in views:
+            self.check(view, src, pos, loops, s)
+        for name, a_pos, a_loops, s in augmented:
+            if ctx.kinds[name].is_array:
+                self.check_augmented(name, a_pos, a_loops, s)
+        ctx.written = set(self.writes)
+        return fnode
+
+    def scan(self, fnode):
+        """Record writes, definitions, uses and loop spans by statement position; return
+        the (view, source, position, loops, statement) of each assignment that may make
+        an alias, and the (name, position, loops, statement) of each `x += e`."""
         self.writes, self.defs, self.uses, self.spans = {}, {}, {}, {}
         views, augmented = [], []
         for pos, (s, loops) in enumerate(statements(fnode.body)):
@@ -56,34 +71,29 @@ class CheckAliases:
             self.stmt = s
             sources = self.sources(s.value)
             for name in names_:
-                if _holds_arrays(ctx.kinds.get(name)):
+                if _holds_arrays(self.ctx.kinds.get(name)):
                     views += [(name, src, pos, loops, s) for src in sources if src != name]
-            if s in ctx.augmented and isinstance(t, gast.Name):
+            if s in self.ctx.augmented and isinstance(t, gast.Name):
                 augmented.append((t.id, pos, loops, s))
-        ctx.materialize = set()
-        views = _closure(views)
-        self.views = views
-        for view, src, pos, loops, s in views:
-            self.check(view, src, pos, loops, s)
-        for name, a_pos, a_loops, s in augmented:
-            if not ctx.kinds[name].is_array:
+        return views, augmented
+
+    def check_augmented(self, name, a_pos, a_loops, s):
+        """Refuse `name += e` (statement `s`) where another live name holds its array
+        and is read after it."""
+        for v, src, pos, loops, vs in self.views:
+            other = src if name == v else v if name == src else None
+            if other is None or vs is s or \
+                    not self.alive(v, src, pos, loops, a_pos, a_loops):
                 continue
-            for v, src, pos, loops, vs in views:
-                other = src if name == v else v if name == src else None
-                if other is None or vs is s or \
-                        not self.alive(v, src, pos, loops, a_pos, a_loops):
-                    continue
-                if not any(_reaches(a_pos, a_loops, u, u_loops) and
-                           not self.defined(other, a_pos, a_loops, u, u_loops)
-                           for u, u_loops in self.uses.get(other, [])):
-                    continue
-                raise ctx.fsrc.error(
-                    f"an augmented assignment (`+=`, `*=`...) to `{name}` updates the array in "
-                    f"place, and {_shown(other)} refers to the same array", s,
-                    f"write `{name} = {name} + ...` for a new array, or take a `.copy()` on "
-                    f"line {ctx.fsrc.line(vs)}", UnsupportedError)
-        ctx.written = set(self.writes)
-        return fnode
+            if not any(_reaches(a_pos, a_loops, u, u_loops) and
+                       not self.defined(other, a_pos, a_loops, u, u_loops)
+                       for u, u_loops in self.uses.get(other, [])):
+                continue
+            raise self.ctx.fsrc.error(
+                f"an augmented assignment (`+=`, `*=`...) to `{name}` updates the array in "
+                f"place, and {_shown(other)} refers to the same array", s,
+                f"write `{name} = {name} + ...` for a new array, or take a `.copy()` on "
+                f"line {self.ctx.fsrc.line(vs)}", UnsupportedError)
 
     def sources(self, value):
         """Variables holding arrays that `value` may share memory with."""

@@ -9,6 +9,7 @@ from srcad.errors import NoRuleError
 from srcad.kinds import dummy
 from srcad.passes import ir
 from srcad.passes.activity import bound_args
+from srcad.passes.call_adjoints import arguments_text, custom_rule, specialized
 
 
 def _stmts(text):
@@ -135,9 +136,9 @@ class ForwardAD:
             return [s] + _stmts(f"{lhs} = {self.tangent_of(op)}")
         site = self.ctx.site(op) if isinstance(op, gast.Call) else None
         if site is not None and site.kind == "user":
-            return self.call(s, site.name)
+            return self.call(s)
         if site is not None and site.kind == "custom" and self.targets_varied(s):
-            return self.custom(s, site.name)
+            return self.custom(s)
         primal = [s]
         if s in self.ctx.materialize:
             primal = [ir.assign(target, gast.Call(func=gast.Attribute(
@@ -147,21 +148,15 @@ class ForwardAD:
             return primal
         return primal + _stmts(f"{self.t(t)} = {self.tangent_expr(t, op, s)}")
 
-    def custom(self, s, text):
+    def custom(self, s):
         """`t = f(args)` with a defjvp rule: the rule maps the arguments' tangents to
         the output's."""
-        jvp_name = self.ctx.custom_tangents.get(text)
-        if jvp_name is None:
-            fn = self.ctx.custom_calls[text][0]
-            raise self.ctx.fsrc.error(
-                f"`{getattr(fn, '__name__', fn)}` has a vector-Jacobian rule but no tangent "
-                "rule", s, "forward mode (jvp, jacobian by columns) needs one: srcad.defjvp",
-                NoRuleError)
+        jvp_name = custom_rule(self.ctx, s, "fwd")
         t = s.targets[0].id
         args = s.value.args
         tans = "".join(self.tangent_of(a) + ", " for a in args)
-        arg_text = "".join(", " + to_source(gast.Expr(value=a)).strip() for a in args)
-        return [s] + _stmts(f"{self.t(t)} = {jvp_name}(({tans}), {t}{arg_text})")
+        return [s] + _stmts(f"{self.t(t)} = {jvp_name}(({tans}), "
+                            f"{arguments_text([ir.name(t), *args])})")
 
     def targets_varied(self, s):
         t = s.targets[0]
@@ -219,18 +214,12 @@ class ForwardAD:
             text = f"np.zeros_like({t}) + ({text})"
         return text
 
-    def call(self, s, text):
+    def call(self, s):
         """`t = g(args)`: g's own forward mode, for the arguments that carry tangents."""
         args = s.value.args
-        kinds = tuple(self.ctx.kinds[a.id] if isinstance(a, gast.Name) else
-                      self.ctx.const_kind(a) for a in args)
-        wrt = tuple(i for i, a in enumerate(args) if isinstance(a, gast.Name)
-                    and a.id in self.varied)
-        if not self.targets_varied(s):
-            wrt = ()  # the generated module has only g's _jvp: call it without tangents
-        spec = self.ctx.program.specialize(self.ctx.user_functions[text], kinds, s,
-                                           self.ctx.fsrc, wrt=wrt, mode="fwd")
-        arg_text = [to_source(gast.Expr(value=a)).strip() for a in args]
+        spec, wrt = specialized(self.ctx, s, self.varied, mode="fwd",
+                                useful=self.targets_varied(s))  # else only g's _jvp is made
+        arg_text = [arguments_text([a]) for a in args]
         tan_text = [self.t(args[i].id) for i in wrt]
         target = s.targets[0]
         if isinstance(target, gast.Tuple):

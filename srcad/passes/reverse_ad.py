@@ -75,22 +75,7 @@ class ReverseAD(TapeLayout, LoopReplay, CallAdjoints):
                     test = ir.call("rt.unpruned", test)
                 out.append(ir.if_(test, body or [gast.Pass()], orelse, like=s))
             elif isinstance(s, gast.For):
-                if s in self.ctx.saved_loop_vars:
-                    i = s.target.id
-                    out += self.push(self.stack(i, self.ctx.kinds[i]), i)
-                body = self.forward(s.body, depth + 1)
-                if s in self.ctx.replay:
-                    body = [st for v in self.ctx.replay[s][0]
-                            for st in self.push(self.replay_stack(s, v), self.kept(v))] + body
-                bound = self.ctx.loops[s][3]
-                reserve = self.reserves(s.body, f"{bound} * ", s)
-                if s in self.ctx.loop_var_changed:  # save i as each iteration leaves it
-                    i = s.target.id
-                    end = len(body) - 1 if body and _is_exit(body[-1]) else len(body)
-                    body[end:end] = self.push(self.stack(i, self.ctx.kinds[i]), i)
-                loop = gast.For(target=s.target, iter=s.iter, body=body or [gast.Pass()], orelse=[],
-                                type_comment=None)
-                out += reserve + [gast.copy_location(loop, s)]
+                out += self.forward_for(s, depth)
             elif isinstance(s, gast.While):
                 body = self.forward(s.body, depth + 1)
                 loop = gast.While(test=ir.const(True), orelse=[],
@@ -101,6 +86,27 @@ class ReverseAD(TapeLayout, LoopReplay, CallAdjoints):
             elif isinstance(s, gast.Return):
                 self.result = s.value
         return out
+
+    def forward_for(self, s, depth):
+        """The forward sweep of a `for` loop: its body's pushes, the tape space reserved
+        for its trips, and the loop variable saved where the reverse sweep needs it."""
+        out = []
+        if s in self.ctx.saved_loop_vars:
+            i = s.target.id
+            out += self.push(self.stack(i, self.ctx.kinds[i]), i)
+        body = self.forward(s.body, depth + 1)
+        if s in self.ctx.replay:
+            body = [st for v in self.ctx.replay[s][0]
+                    for st in self.push(self.replay_stack(s, v), self.kept(v))] + body
+        bound = self.ctx.loops[s][3]
+        reserve = self.reserves(s.body, f"{bound} * ", s)
+        if s in self.ctx.loop_var_changed:  # save i as each iteration leaves it
+            i = s.target.id
+            end = len(body) - 1 if body and _is_exit(body[-1]) else len(body)
+            body[end:end] = self.push(self.stack(i, self.ctx.kinds[i]), i)
+        loop = gast.For(target=s.target, iter=s.iter, body=body or [gast.Pass()], orelse=[],
+                        type_comment=None)
+        return out + reserve + [gast.copy_location(loop, s)]
 
     def kept(self, v):
         """How the tape keeps `v`: a view (of an argument the caller may write into later,

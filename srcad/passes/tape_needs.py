@@ -128,8 +128,7 @@ class TapeNeeds:
             return {v for v in needed if (defs.get(v, 0) > 1 or v in in_loop)
                     and v not in ctx.no_push and v not in recomputed} - fresh_once
 
-        ctx.pushed = saved(ctx.needed)  # what the loops would save: `replays` weighs it
-        ctx.replay = self.replays(fnode)
+        ctx.replay = self.replays(fnode, saved(ctx.needed))  # weighs what loops would save
         for carried, kept, reads in ctx.replay.values():
             ctx.needed |= reads  # the replay reads them: they must be in place in reverse
         ctx.pushed = saved(ctx.needed)
@@ -166,16 +165,16 @@ class TapeNeeds:
                 values |= set(_index_names(t.slice))
         return defs, in_loop, written, values
 
-    def replays(self, fnode):
+    def replays(self, fnode, pushed):
         """Loops whose iterations the reverse sweep replays from the values they start
         with, instead of saving what each statement overwrites.
 
         Eligible: `for` loops whose body is straight-line code and `if`s (no inner loops,
         exits or element writes) assigning each name at most once on any path. Chosen
         when that saves the tape at least half its traffic: the statements the reverse
-        sweep reads push more than twice as many values per iteration as the loop
-        carries. Returns {loop: (carried names, statements replayed, names they read
-        from outside the body)}.
+        sweep reads push (`pushed`: the values saved without replays) more than twice as
+        many values per iteration as the loop carries. Returns {loop: (carried names,
+        statements replayed, names they read from outside the body)}.
         """
         ctx = self.ctx
         plan = {}
@@ -198,7 +197,7 @@ class TapeNeeds:
             carried = sorted(v for v in counts if v in wanted and v in exposed
                              or v in ctx.needed and v in before)
             pushes = sum(1 for s in ir.walk_no_loops(loop.body) if isinstance(s, gast.Assign)
-                         for t in targets(s) if t in ctx.pushed)
+                         for t in targets(s) if t in pushed)
             if pushes > 2 * len(carried):
                 reads = {n.id for s in kept for n in gast.walk(s.value)
                          if isinstance(n, gast.Name)} | {loop.target.id}

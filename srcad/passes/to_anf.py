@@ -18,8 +18,9 @@ class ToANF:
     `a, b = user_fn(atoms)`, `if atom_or_not_atom:`, `for i in range(atoms):`,
     `while True:`, `break`, `continue`, `return atom_or_tuple_of_atoms`. A call keeps
     the callee ResolveCalls named (a tuple-valued one, `registry.parts`, becomes the
-    tuple of its items' calls), `and`/`or`/`a if c else b` become `if` statements, `while c:` becomes `while True:` with a `break`, and `for v in xs:`
-    loops over `range(xs.shape[0])`. The target of an operation is never its operand.
+    tuple of its items' calls); `and`/`or`/`a if c else b` become `if` statements,
+    `while c:` becomes `while True:` with a `break`, and `for v in xs:` loops over
+    `range(xs.shape[0])`. The target of an operation is never its operand.
 
     >>> from srcad.passes.testing import show_anf
     >>> show_anf('''

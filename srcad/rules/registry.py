@@ -168,29 +168,36 @@ def adjoint(*objs, kind, name=None, broadcast=None, masks=False, sequence=None, 
     """
 
     def deco(template):
-        sig = inspect.signature(template)
-        params = list(sig.parameters)
-        defaults = {p: v.default for p, v in sig.parameters.items()
-                    if v.default is not inspect.Parameter.empty}
-        body = template_body(template)
         rule_broadcast = True if broadcast is None else broadcast
-        rule = Rule(name=name or canonical_name(objs[0]), params=params, defaults=defaults,
-                    kind=kind, body=body, diff=_adjoint_targets(body),
-                    broadcast=rule_broadcast,
-                    reads=_primal_reads(body, params), masks=masks, sequence=sequence,
-                    reads_by=_reads_by_target(body, params), methods=tuple(methods),
-                    view=view, pure=pure, sums=not rule_broadcast if sums is None else sums)
+        rule = _rule_of(template, name or canonical_name(objs[0]), kind=kind,
+                        broadcast=rule_broadcast, masks=masks, sequence=sequence,
+                        methods=tuple(methods), view=view, pure=pure,
+                        sums=not rule_broadcast if sums is None else sums)
         rule.domain = _domain(domain, rule)
-        rule.keyword_only = tuple(p for p, v in sig.parameters.items()
-                                  if v.kind is inspect.Parameter.KEYWORD_ONLY)
         if linear:
-            first, *rest = params[1:]
+            first, *rest = rule.params[1:]
             rule.tangent = gast.parse(
                 f"{rule.name}({', '.join([f't[{first}]', *rest])})").body[0].value
         _register(objs, rule)
         return template
 
     return deco
+
+
+def _rule_of(template, name, **attributes):
+    """The Rule that an adjoint template writes: its parameters, defaults and keyword-only
+    parameters, its body, and what the body differentiates and reads."""
+    sig = inspect.signature(template)
+    params = list(sig.parameters)
+    defaults = {p: v.default for p, v in sig.parameters.items()
+                if v.default is not inspect.Parameter.empty}
+    body = template_body(template)
+    rule = Rule(name=name, params=params, defaults=defaults, body=body,
+                diff=_adjoint_targets(body), reads=_primal_reads(body, params),
+                reads_by=_reads_by_target(body, params), **attributes)
+    rule.keyword_only = tuple(p for p, v in sig.parameters.items()
+                              if v.kind is inspect.Parameter.KEYWORD_ONLY)
+    return rule
 
 
 def _domain(domain, rule):
