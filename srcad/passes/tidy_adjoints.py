@@ -44,9 +44,10 @@ import copy
 import gast
 
 from codegen.emit import is_comment
+from srcad.passes import ir
+from srcad.rules import registry
 
 _ROUNDS = 6
-_PURE_CALLS = ("math.",)  # calls whose dead result may be dropped
 
 
 class TidyAdjoints:
@@ -115,17 +116,11 @@ def _scalar_target(s, scalars):
 
 
 def _pure(expr):
+    """Whether `expr` has no effect: operators on names and constants, and calls of pure
+    rules (a dead one may be dropped)."""
     for n in gast.walk(expr):
         if isinstance(n, gast.Call):
-            func = n.func
-            text = []
-            while isinstance(func, gast.Attribute):
-                text.append(func.attr)
-                func = func.value
-            if not isinstance(func, gast.Name):
-                return False
-            dotted = ".".join([func.id] + text[::-1])
-            if not dotted.startswith(_PURE_CALLS):
+            if not registry.is_pure(ir.dotted_text(n.func)):
                 return False
         elif not isinstance(n, (gast.expr, gast.expr_context, gast.operator, gast.unaryop,
                                 gast.cmpop, gast.boolop)):

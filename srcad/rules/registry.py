@@ -283,9 +283,10 @@ def is_view(name):
 
 
 def is_pure(name):
-    """Whether calls to `name` with equal arguments are interchangeable: a rule that is
-    pure (functions without a rule are not known to be)."""
-    rule = _BY_NAME.get(name)
+    """Whether calls to `name` (as generated code spells it) with equal arguments are
+    interchangeable and have no effect: a rule that is pure (functions without a rule
+    are not known to be)."""
+    rule = by_spelling(name) if name else None
     return rule is not None and rule.pure
 
 
