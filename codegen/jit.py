@@ -72,6 +72,18 @@ class _GuardedCache:
                                 "compiling without a disk cache"), self._warning)
 
 
-def typing_errors():
-    """Exceptions that mean 'Numba could not compile this', as opposed to a user error."""
-    return (numba.core.errors.NumbaError, NotImplementedError, AssertionError)
+def compile_failure(exc):
+    """Whether `exc` means that Numba could not compile a function, as opposed to an error
+    the compiled code raised: an error of Numba's, or a NotImplementedError or
+    AssertionError raised inside Numba itself (compiled code raising one, an `assert`
+    of the user's, has no frame in Numba)."""
+    if isinstance(exc, numba.core.errors.NumbaError):
+        return True
+    if not isinstance(exc, (NotImplementedError, AssertionError)):
+        return False
+    tb = exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_globals.get("__name__", "").startswith("numba."):
+            return True
+        tb = tb.tb_next
+    return False

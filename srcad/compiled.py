@@ -5,7 +5,7 @@ import warnings
 
 import numpy as np
 
-from codegen.jit import compile_module, typing_errors
+from codegen.jit import compile_failure, compile_module
 from codegen.module import cached_source, load_module, module_name
 from srcad.errors import SrcadError, SrcadWarning
 
@@ -168,7 +168,7 @@ class Compiled:
         try:
             return run(module)
         except Exception as exc:  # noqa: BLE001  (re-raised as it is, at the user's line)
-            if isinstance(exc, typing_errors()) and module is not self.plain:
+            if compile_failure(exc) and module is not self.plain:
                 self.fall_back(module, exc)
                 return again()
             self.raise_at_user_line(exc, rerun or run)

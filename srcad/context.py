@@ -35,6 +35,8 @@ class Context:
     augmented: set = field(default_factory=set)  # assignments that were `x op= e`
     # SplitReturns
     return_values: list = field(default_factory=list)  # variables holding the return value
+    # LowerRaises
+    failures: list = field(default_factory=list)  # the `raise` statements, by number
     # ResolveCalls
     calls: dict = field(default_factory=dict)  # call node -> its CallSite
     user_functions: dict = field(default_factory=dict)  # helper name -> function

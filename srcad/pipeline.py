@@ -23,6 +23,7 @@ from srcad.passes.infer_kinds import InferKinds
 from srcad.passes.lean_array_adjoints import LeanArrayAdjoints
 from srcad.passes.lower_comprehensions import LowerComprehensions
 from srcad.passes.lower_loop_exits import LowerLoopExits
+from srcad.passes.lower_raises import LowerRaises, RestoreRaises
 from srcad.passes.record_control import RecordControl
 from srcad.passes.rename_reserved import RenameReserved
 from srcad.passes.resolve_calls import ResolveCalls
@@ -55,6 +56,7 @@ def normalize_steps(ctx):
         (BindExpressions, lambda f: BindExpressions(ctx).run(f)),
         (ResolveNames, resolve),
         (RenameReserved, lambda f: RenameReserved(ctx).run(f)),
+        (LowerRaises, lambda f: LowerRaises(ctx).run(f)),
         (ExpandAugAssign, lambda f: ExpandAugAssign(ctx).visit(f)),
         (SplitReturns, lambda f: SplitReturns(ctx).run(f)),
         (ResolveCalls, lambda f: ResolveCalls(ctx).run(f)),
@@ -116,6 +118,8 @@ def differentiate(ctx, wrt_names, fwd_name, rev_name):
     rev = _run(ctx, LeanArrayAdjoints, lambda f: LeanArrayAdjoints(arrays).run(f), rev)
     scalars, temporaries = _scalar_adjoints(ctx)
     rev = _run(ctx, TidyAdjoints, lambda f: TidyAdjoints(scalars, temporaries).run(f), rev)
+    fwd = _run(ctx, RestoreRaises, lambda f: RestoreRaises(ctx).run(f), fwd)
+    rev = _run(ctx, RestoreRaises, lambda f: RestoreRaises(ctx).run(f), rev)
     integers = {v for v, k in ctx.kinds.items() if getattr(k, "dtype", None) in ("b", "i")
                 and not k.ndim}
     adjoints = set(ctx.adjoint_names.values()) | {ctx.seed}
@@ -126,8 +130,9 @@ def differentiate(ctx, wrt_names, fwd_name, rev_name):
 def forward_mode(ctx, wrt_names, jvp_name):
     """The tangent function (forward mode)."""
     params = [a.id for a in ctx.fnode.args.args]
-    return _run(ctx, ForwardAD, lambda f: ForwardAD(ctx, params, wrt_names, jvp_name).run(f),
-                ctx.fnode)
+    jvp = _run(ctx, ForwardAD, lambda f: ForwardAD(ctx, params, wrt_names, jvp_name).run(f),
+               ctx.fnode)
+    return _run(ctx, RestoreRaises, lambda f: RestoreRaises(ctx).run(f), jvp)
 
 
 def _reassociable(ctx, adjoints, integers, rev):

@@ -470,7 +470,7 @@ def prints(x):
 
 
 def asserts(x):
-    assert x > 0.0  # <-
+    assert x > 0.0
     return x * x
 
 
@@ -596,7 +596,7 @@ def attribute_real(x):
 
 def raises(x):
     if x < 0.0:
-        raise ValueError("negative")  # <-
+        raise ValueError("negative")
     return x
 
 
@@ -675,8 +675,8 @@ CASES = [
     refused(walrus, lambda: (0.5,), ("walrus",)),
     refused(fstring, lambda: (0.5,), ("f-string",)),
     refused(prints, lambda: (0.5,), ("expression statement", "print")),
-    refused(asserts, lambda: (0.5,), ("assert",)),
-    refused(raises, lambda: (0.5,), ("raise",)),
+    ok(asserts, lambda: (0.5,), jit=True),
+    ok(raises, lambda: (0.5,), jit=True),
     refused(deletes, lambda: (0.5,), ("del",)),
     refused(imports, lambda: (0.5,), ("import",)),
     refused(for_else, lambda: (_a(0.1, 0.2),), ("else",)),

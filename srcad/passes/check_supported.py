@@ -26,8 +26,6 @@ _HINTS = {
     gast.ClassDef: "define classes outside the differentiated function",
     gast.AsyncFunctionDef: "differentiate a plain synchronous function",
     gast.Delete: "drop the `del`; the value goes away when the function returns",
-    gast.Raise: "check inputs before calling the gradient",
-    gast.Assert: "check inputs before calling the gradient",
     gast.Import: "import at module level",
     gast.ImportFrom: "import at module level",
     gast.Dict: "use arrays or separate variables",
@@ -51,7 +49,8 @@ class CheckSupported:
     Afterwards the body holds only assignments, `if`, `for`, `while`, `return`, `break`,
     `continue`, `pass`, docstrings and expressions srcad knows how to read, plus what the
     next passes rewrite: nested `def`s and lambdas bound to a name (HoistLocalFunctions),
-    and `sum`/`np.sum` of a comprehension where the sum always runs (LowerComprehensions).
+    `sum`/`np.sum` of a comprehension where the sum always runs (LowerComprehensions),
+    and `raise`/`assert` with their messages (LowerRaises).
     """
 
     needs = ()
@@ -69,6 +68,9 @@ class CheckSupported:
             if isinstance(s, gast.Assign) and len(s.targets) == 1
             and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Lambda)}
         texts = _allowed_strings(fsrc.node)
+        messages = _messages(fsrc.node)  # raise E(f"..."), assert c, "...": LowerRaises
+        allowed |= messages
+        texts |= messages
         for node in gast.walk(fsrc.node):
             if node is fsrc.node or node in allowed:
                 continue
@@ -106,6 +108,16 @@ def _check_nested(fsrc, node):
         raise fsrc.error("a decorated nested function is not supported", node,
                          "define it without decorators, or decorate a module-level function "
                          "and call that", UnsupportedError)
+
+
+def _messages(fnode):
+    """The nodes of the messages of `raise` and `assert` statements."""
+    out = set()
+    for n in gast.walk(fnode):
+        parts = [n.msg] if isinstance(n, gast.Assert) and n.msg is not None else \
+            n.exc.args if isinstance(n, gast.Raise) and isinstance(n.exc, gast.Call) else []
+        out.update(m for part in parts for m in gast.walk(part))
+    return out
 
 
 def _allowed_strings(fnode):

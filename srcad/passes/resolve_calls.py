@@ -108,6 +108,8 @@ class ResolveCalls(gast.NodeTransformer):
         return node
 
     def visit_Call(self, node):
+        if node in self.ctx.calls:  # made by an earlier pass (LowerRaises), resolved there
+            return node
         self.generic_visit(node)
         if any(isinstance(a, gast.Starred) for a in node.args):
             raise self.error("`*args` in calls is not supported")

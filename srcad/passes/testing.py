@@ -41,6 +41,14 @@ def _parsed(source):
     return ctx
 
 
+def show_names(pass_cls, source):
+    """Print the function in `source` after `pass_cls`, which may look names up; return
+    the context (what the pass recorded)."""
+    ctx = _parsed(source)
+    print(to_source(pass_cls(ctx).run(ctx.fsrc.node)).rstrip())
+    return ctx
+
+
 def show_resolved(source, *then):
     """Print the function in `source` after ResolveCalls and the passes `then`."""
     from srcad.passes.resolve_calls import ResolveCalls

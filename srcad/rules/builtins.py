@@ -59,5 +59,6 @@ nondiff(rt.int_pow, kind=arith, params=("ans", "x", "y"), name="rt.int_pow")
 nondiff(builtins.len, kind=scalar_int, continuous=True)
 
 # srcad's own runtime helpers that passes insert
+nondiff(rt.fail, kind=scalar_int, name="rt.fail", pure=False)  # a `raise` (LowerRaises)
 nondiff(rt.range_len, kind=scalar_int, params=("ans", "start", "stop", "step"),
         name="rt.range_len")

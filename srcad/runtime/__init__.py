@@ -25,6 +25,7 @@ from srcad.runtime.elementwise import (
     unbroadcast,
     within,
 )
+from srcad.runtime.failures import fail
 from srcad.runtime.products import (
     cholesky_adjoint,
     cholesky_tangent,
