@@ -1,0 +1,136 @@
+"""A grammar program: module constants, the function `f(x, y, z[, a])` and its body, printed
+as PEP 8 source with a header line naming the seed and the arguments."""
+
+import ast
+import random
+import re
+
+from srcad.fuzz.grammar.statements import Body
+from srcad.fuzz.grammar.trees import AVOIDABLE, INPUT_RANGE, binop, call, num, ref
+
+
+def _constants(rng):
+    """Module-level constants: ints and floats of both signs, tiny ones too."""
+    pool = [("K", rng.choice([-3, -2, 2, 3, 0, 1])),
+            ("C", rng.choice([-0.5, 2.5, -1.25, 0.75, 1e-3])),
+            ("TINY", rng.choice([1e-320, 5e-324, -1e-310])),
+            ("NEG", rng.choice([-2.0, -1, -0.0])),
+            ("HALF", 0.5)]
+    return dict(rng.sample(pool, rng.randrange(0, 4)))
+
+
+def generate(seed, avoid=()):
+    """(module source, argument spec) of grammar program `seed`; the spec is a tuple of
+    (name, shape) pairs, () for a float."""
+    avoid = frozenset(avoid)
+    unknown = avoid - set(AVOIDABLE)
+    if unknown:
+        raise ValueError(f"unknown constructs to avoid: {sorted(unknown)}; known: {AVOIDABLE}")
+    rng = random.Random(f"grammar-{seed}")
+    consts = _constants(rng)
+    g = Body(rng, consts, avoid)
+    spec = _arguments(g)
+    body = _local_arrays(g)
+    g.budget = rng.randrange(2, 9)
+    while g.budget > 0:
+        body += g.stmt(2)
+    body.append(ast.Return(_final(g)))
+    module = _module(consts, spec, body)
+    if "neg-base" in avoid:
+        module = _FoldNegativeBases().visit(module)
+    ast.fix_missing_locations(module)
+    text = ast.unparse(module)
+    header = f"# srcad grammar program, seed {seed}, args: {format_spec(spec)}\n"
+    return _layout(header + text) + "\n", tuple(spec)
+
+
+def _arguments(g):
+    """The spec of f's arguments, bound in `g`: floats x, y, z and, half the time, array a."""
+    spec = [("x", ()), ("y", ()), ("z", ())]
+    for name in ("x", "y", "z"):
+        g.floats[name] = (-INPUT_RANGE, INPUT_RANGE)
+    if g.rng.random() < 0.5:
+        n = g.rng.randrange(3, 7)
+        spec.append(("a", (n,)))
+        g.arrays["a"] = (n, -INPUT_RANGE, INPUT_RANGE)
+    return spec
+
+
+def _local_arrays(g):
+    """The first statements of f when it has an array: maybe `b = <elementwise of a>`,
+    maybe a local array to write into."""
+    body = []
+    if g.arrays and g.rng.random() < 0.4:
+        name = g.fresh("b")
+        node, lo, hi = g.array_expr("a")
+        body.append(ast.Assign([ast.Name(name, ast.Store())], node))
+        g.arrays[name] = (g.arrays["a"][0], lo, hi)
+    if g.arrays and g.rng.random() < 0.4:
+        body.append(_writable(g))
+    return body
+
+
+def _module(consts, spec, body):
+    """The module: imports, the constants, and `def f(<the names in spec>): <body>`."""
+    args = ast.arguments(posonlyargs=[], args=[ast.arg(name) for name, _ in spec],
+                         kwonlyargs=[], kw_defaults=[], defaults=[])
+    fn = ast.FunctionDef(name="f", args=args, body=body, decorator_list=[], returns=None,
+                         type_params=[])
+    return ast.Module([ast.Import([ast.alias("math")]),
+                       ast.Import([ast.alias("numpy", "np")])]
+                      + [ast.Assign([ast.Name(k, ast.Store())], num(v))
+                         for k, v in consts.items()] + [fn], [])
+
+
+def _writable(g):
+    """`w = a.copy()` (or zeros, or an expression of a): a local array to write into."""
+    name = g.fresh("w")
+    n = g.arrays["a"][0]
+    node, lo, hi = g.pick([
+        (ast.Call(ast.Attribute(ref("a"), "copy", ast.Load()), [], []), -INPUT_RANGE,
+         INPUT_RANGE),
+        (call("np.zeros", ast.Constant(n)), 0.0, 0.0),
+        (call("np.zeros_like", ref("a")), 0.0, 0.0),
+        (binop(ref("a"), ast.Mult(), ast.Constant(1.0)), -INPUT_RANGE, INPUT_RANGE),
+        (call("np.sin", ref("a")), -1.0, 1.0)])
+    g.arrays[name] = (n, lo, hi)
+    g.writable.append(name)
+    return ast.Assign([ast.Name(name, ast.Store())], node)
+
+
+class _FoldNegativeBases(ast.NodeTransformer):
+    """`(-c) ** k` with literal c and k becomes the literal it equals."""
+
+    def visit_BinOp(self, node):
+        self.generic_visit(node)
+        left = node.left
+        if isinstance(node.op, ast.Pow) and isinstance(left, ast.UnaryOp) and \
+                isinstance(left.op, ast.USub) and isinstance(left.operand, ast.Constant):
+            try:
+                return num(eval(ast.unparse(node)))
+            except (ArithmeticError, ValueError):
+                return node
+        return node
+
+
+def _final(g):
+    """The returned value: an expression plus the names bound last, so that most of the
+    body reaches the output."""
+    names = [n for n in g.floats if n not in ("x", "y", "z")][-3:]
+    names += g.rng.sample(["x", "y", "z"], g.rng.randrange(0, 3))
+    node = g.expr(g.rng.randrange(1, 4)).node
+    for name in names:
+        op = g.pick([ast.Add(), ast.Sub(), ast.Add()])
+        node = binop(node, op, ref(name))
+    return node
+
+
+def format_spec(spec):
+    """`x: (), y: (), a: (5,)` for a spec."""
+    return ", ".join(f"{name}: {shape!r}" for name, shape in spec)
+
+
+def _layout(text):
+    """PEP 8 blank lines around the function."""
+    text = text.replace("import numpy as np\n", "import numpy as np\n\n", 1)
+    return re.sub(r"\n+def ", "\n\n\ndef ", text)
