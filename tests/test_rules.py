@@ -394,6 +394,8 @@ NONDIFF_CASES = [
     Case(rt.arange_tstart, "np.sum(x * 0.0 + rt.arange_tstart(x.shape[0], 3.0))", {"x": _X}),
     Case("rt.range_len", "s = 0.0\nfor i in range(int(x)):\n    s = s + x * 0.0\nreturn s",
          {"x": 3.4}, label="loop-bound"),
+    Case("rt.fail", "if x > 5.0:\n    raise ValueError('too big')\nreturn x * 0.0", {"x": 0.4},
+         label="raise-not-taken"),
 ]
 
 # Constructors registered as non-differentiable although their values depend on float
