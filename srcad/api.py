@@ -26,7 +26,7 @@ from codegen.module import KEY_LINE, key_of
 from srcad import derivative as derivatives
 from srcad.compiled import GeneratedSource
 from srcad.errors import SrcadError
-from srcad.kinds import Kind, of_value
+from srcad.kinds import Kind, ListArgument, of_value
 from srcad.source import _python_function
 
 
@@ -148,6 +148,9 @@ class GradFunction:
         result = []
         for i, g in zip(self.positions, grads):
             a = args[i]
+            if isinstance(a, ListArgument):
+                result.append(a.like(g))
+                continue
             if not (type(g) is float and type(a) is float or type(g) is np.ndarray and
                     type(a) is np.ndarray and g.dtype is _FLOAT64 and g.shape == a.shape):
                 g = _like(g, a)
@@ -194,6 +197,9 @@ def _canonical(value):
     are widened), 0-d arrays and NumPy float scalars as Python scalars."""
     if type(value) is tuple:
         return tuple(map(_canonical, value))
+    if type(value) is list:
+        listed = ListArgument.of(value)
+        return value if listed is None else listed
     if isinstance(value, np.ndarray) and value.dtype.kind in "biuf":
         if value.ndim == 0:
             return value.item()
@@ -221,7 +227,8 @@ def _refusal(name, value):
     elif value is None:
         what = "None"
     elif isinstance(value, list):
-        what, hint = "a list", f"pass a NumPy array, np.array({name}), or a tuple"
+        what, hint = ("a list that is not a rectangular list of numbers",
+                      "pass a list of numbers, of equal-length lists of them, or a NumPy array")
     else:
         what = _a(type(value).__name__)
     return f"argument `{name}` is {what}, which srcad does not take", hint

@@ -8,10 +8,15 @@ _ORDER = "bif"  # bool < int < float
 
 @dataclass(frozen=True)
 class Kind:
-    """A scalar (`ndim == 0`) or array of bools ('b'), integers ('i') or floats ('f')."""
+    """A scalar (`ndim == 0`) or array of bools ('b'), integers ('i') or floats ('f').
+
+    `listed`: how many of the leading dimensions are Python lists (a list argument, held
+    as an array, and what indexing it gives); `+`, `*` and comparisons mean something
+    else on lists, so InferKinds refuses them there."""
 
     dtype: str
     ndim: int = 0
+    listed: int = 0
 
     @property
     def is_float(self):
@@ -22,10 +27,15 @@ class Kind:
         return self.ndim > 0
 
     def with_(self, dtype=None, ndim=None):
+        """The array kind with this dtype and rank (not a list)."""
         return Kind(dtype or self.dtype, self.ndim if ndim is None else ndim)
 
     def __str__(self):
         base = {"b": "bool", "i": "int", "f": "float"}[self.dtype]
+        if self.listed:
+            inner = f"{base}s" if self.listed == self.ndim else \
+                f"{self.ndim - self.listed}-d {base} arrays"
+            return "list of " * self.listed + inner
         return base if not self.ndim else f"{self.ndim}-d {base} array"
 
 
@@ -67,8 +77,8 @@ def join(a, b):
         return b
     if b is None:
         return a
-    if isinstance(a, Kind) and isinstance(b, Kind) and a.ndim == b.ndim:
-        return Kind(max(a.dtype, b.dtype, key=_ORDER.index), a.ndim)
+    if isinstance(a, Kind) and isinstance(b, Kind) and a.ndim == b.ndim:  # a list if either
+        return Kind(max(a.dtype, b.dtype, key=_ORDER.index), a.ndim, max(a.listed, b.listed))
     if isinstance(a, TupleKind) and isinstance(b, TupleKind) and len(a.items) == len(b.items):
         return TupleKind(tuple(join(x, y) for x, y in zip(a.items, b.items)))
     raise TypeError(f"{a} and {b}")
@@ -90,7 +100,7 @@ def of_value(value):
         return FLOAT
     if isinstance(value, np.ndarray):
         code = {"b": "b", "i": "i", "u": "i", "f": "f"}.get(value.dtype.kind)
-        return Kind(code, value.ndim) if code else None
+        return Kind(code, value.ndim, getattr(value, "depth", 0)) if code else None
     if isinstance(value, tuple):
         items = tuple(of_value(v) for v in value)
         return None if None in items else TupleKind(items)
@@ -114,3 +124,45 @@ def dummy(kind, view=False):
     shape = "(" + "0, " * kind.ndim + ")"
     text = f"np.empty({shape.replace(', )', ',)')}, dtype={dtype})"
     return text + "[::-1]" if view else text
+
+
+class ListArgument(np.ndarray):
+    """A list argument (of numbers, or of lists or arrays of them) as the array srcad
+    computes with; `depth` is how many of its leading dimensions were lists."""
+
+    depth = 0
+
+    @classmethod
+    def of(cls, value):
+        """`value`, a list, as a ListArgument; None when it is not a rectangular list of
+        numbers (or of equal-shaped arrays)."""
+        try:
+            arr = np.asarray(value)
+        except ValueError:  # ragged
+            return None
+        if arr.dtype.kind not in "biuf":
+            return None
+        arr = arr.astype(np.float64 if arr.dtype.kind == "f" else
+                         np.int64 if arr.dtype.kind in "iu" else np.bool_).view(cls)
+        depth, item = 0, value
+        while isinstance(item, (list, tuple)) and depth < arr.ndim:
+            depth += 1
+            item = item[0] if len(item) else None
+        arr.depth = max(depth, 1)
+        return arr
+
+    def like(self, grad):
+        """`grad` (an array of this argument's shape) in the argument's form: lists as
+        deep as the argument's, floats or arrays inside."""
+        return _listed(np.asarray(grad, dtype=np.float64).reshape(self.shape), self.depth)
+
+    def __array_wrap__(self, obj, context=None, return_scalar=False):
+        """What NumPy computes from it is a plain array (or scalar)."""
+        obj = np.asarray(obj).view(np.ndarray)
+        return obj[()] if return_scalar else obj
+
+
+def _listed(arr, depth):
+    if depth == 0:
+        return arr if arr.ndim else float(arr)
+    return [_listed(row, depth - 1) for row in arr]

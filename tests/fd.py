@@ -6,11 +6,12 @@ bare gradient, a tuple gives a tuple in the same order.  The gradient has the
 type of the argument: a float for a float, a float64 array of the argument's
 shape for an array.
 
-Every evaluation of `f` gets fresh copies of the array arguments, so functions
+Every evaluation of `f` gets fresh copies of the array (and list) arguments, so functions
 that write into their own arguments are measured correctly and the caller's
 arguments are left untouched.
 """
 
+import copy
 import inspect
 
 import numpy as np
@@ -27,7 +28,8 @@ def resolve_position(f, wrt):
 
 
 def _fresh(args):
-    return [np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in args]
+    return [np.array(a, copy=True) if isinstance(a, np.ndarray) else
+            copy.deepcopy(a) if isinstance(a, list) else a for a in args]
 
 
 def _value(f, args):
@@ -45,6 +47,15 @@ def _central(f, args, pos, x_plus, x_minus):
 def fd_partial(f, args, pos, rel_step=REL_STEP):
     """Central-difference partial derivative of scalar `f(*args)` w.r.t. `args[pos]`."""
     x = args[pos]
+    if isinstance(x, list):  # a list of floats (or of lists of them): perturbed as an array
+        def with_list(*a):
+            a = list(a)
+            a[pos] = a[pos].tolist()
+            return f(*a)
+
+        arrays = list(args)
+        arrays[pos] = np.asarray(x, dtype=np.float64)
+        return fd_partial(with_list, tuple(arrays), pos, rel_step).tolist()
     if isinstance(x, np.ndarray):
         if not np.issubdtype(x.dtype, np.floating):
             raise TypeError(f"argument {pos} is a {x.dtype} array, not a float array")
@@ -79,7 +90,8 @@ def assert_grad_close(got, want, rtol=1e-5, atol=1e-7):
     """Assert that gradient `got` has the structure of `want` and is close to it.
 
     A tuple must be a tuple of the same length, an array an ndarray of the same
-    shape, a float a float (not a tuple, not an array).
+    shape, a list (of a list argument) a list of floats of the same shape, a float a
+    float (not a tuple, not an array).
     """
     if isinstance(want, tuple):
         assert isinstance(got, tuple), f"expected a tuple of gradients, got {type(got).__name__}"
@@ -89,6 +101,14 @@ def assert_grad_close(got, want, rtol=1e-5, atol=1e-7):
                 assert_grad_close(g, w, rtol, atol)
             except AssertionError as err:
                 raise AssertionError(f"gradient {k} of the tuple: {err}") from None
+        return
+    if isinstance(want, list):
+        assert isinstance(got, list), f"expected a list, got {type(got).__name__}"
+        assert np.shape(got) == np.shape(want), \
+            f"expected a list of shape {np.shape(want)}, got {np.shape(got)}"
+        assert all(type(v) is float for v in np.ravel(np.array(got, dtype=object))), \
+            "expected a list of floats"
+        np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=rtol, atol=atol)
         return
     if isinstance(want, np.ndarray):
         assert isinstance(got, np.ndarray), f"expected an ndarray, got {type(got).__name__}"

@@ -544,6 +544,10 @@ def float_only(x, y):  # <-
     return x * y + math.sin(x)
 
 
+def list_times(x, y):
+    return x * y  # <-
+
+
 def scale_by_count(x, n):  # <-
     return x * n
 
@@ -733,7 +737,8 @@ CASES = [
             where=decorated_with_wraps),
     # wrong arguments at call time, and wrt
     refused(float_only, lambda: ("abc", 0.5), ("str",), id="arg_string"),
-    refused(float_only, lambda: ([0.5, 1.0], 0.5), ("list",), id="arg_list"),
+    refused(float_only, lambda: ([[0.5, 1.0], [2.0]], 0.5), ("list",), id="arg_ragged_list"),
+    refused(list_times, lambda: ([0.5, 1.0], 0.5), ("list",), id="arg_list_repeated"),
     refused(float_only, lambda: (None, 0.5), ("nonetype", "none"), id="arg_none"),
     pytest.param(float_only, lambda: (0.5,), 0, (("missing",), float_only), False,
                  id="arg_missing"),

@@ -1,7 +1,8 @@
 """What srcad takes as arguments. Float inputs of any precision are computed in float64:
 float32 and float16 arrays are widened, NumPy float scalars and 0-d arrays act as Python
 floats (their gradient is a float). Complex values, object arrays, strings, None and lists
-are refused with a `SrcadError` that names the argument."""
+that are not rectangular lists of numbers are refused with a `SrcadError` that names the
+argument."""
 import math
 import warnings
 
@@ -112,9 +113,10 @@ def test_complex_values_are_refused_with_a_split_hint(z, wrt):
     (np.array(["a", "b"]), "an array of <U1"),
     ("1.5", "a str"),
     (None, "None"),
-    ([1.0, 2.0], "a list"),
+    ([[1.0, 2.0], [3.0]], "a list that is not a rectangular list of numbers"),
+    (["a", "b"], "a list that is not a rectangular list of numbers"),
     (object(), "an object"),
-], ids=["object-array", "str-array", "str", "None", "list", "object"])
+], ids=["object-array", "str-array", "str", "None", "ragged-list", "str-list", "object"])
 def test_other_values_are_refused_naming_the_argument(value, what):
     message = _refused(weighted, (value, 0.5), wrt=1)
     assert f"argument `x` is {what}, which srcad does not take" in message

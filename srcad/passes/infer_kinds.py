@@ -6,6 +6,9 @@ from srcad.kinds import BOOL, FLOAT, INT, NONE, Kind, OtherKind, TupleKind, join
 from srcad.passes import ir
 from srcad.rules import registry
 
+_OPS = {gast.Add: "+", gast.Mult: "*", gast.Sub: "-", gast.Div: "/", gast.FloorDiv: "//",
+        gast.Mod: "%", gast.Pow: "**", gast.MatMult: "@"}
+
 
 class InferKinds:
     """Analysis: `ctx.kinds[name]`, one kind per variable over the whole function.
@@ -65,6 +68,11 @@ class InferKinds:
             else:  # element write
                 self.expr(s.value)
                 self.ctx.item_kinds[s] = self.kind_Subscript(target)
+                listed = self.expr(target.value)
+                if isinstance(listed, Kind) and listed.listed and not listed.is_float:
+                    raise self.error(f"a write into a {listed}, which srcad holds as an "
+                                     "array of that type", s, "pass a list of floats, or "
+                                     "make an array of it first: `x = np.array(x)`")
         elif isinstance(s, gast.If):
             self.block(s.body)
             self.block(s.orelse)
@@ -115,9 +123,24 @@ class InferKinds:
             return None
         for p in rule.params[1:]:
             k.setdefault(p, None)
-        return rule.kind(k, bound)
+        result = rule.kind(k, bound)
+        return result.with_() if isinstance(result, Kind) and result.listed else result
+
+    def no_lists(self, operands, what):
+        """Refuse an operation on an operand that is a Python list: `what` says what the
+        operation does to lists."""
+        for a in operands:
+            k = self.expr(a)
+            if isinstance(k, Kind) and k.listed:
+                name = f"`{a.id}`" if isinstance(a, gast.Name) else "a value"
+                raise self.error(f"{name} is a list here ({k}), and {what}", self.node,
+                                 "make an array of it first: `x = np.array(x)`")
 
     def kind_BinOp(self, e):
+        symbol = _OPS.get(type(e.op), type(e.op).__name__)
+        self.no_lists([e.left, e.right], {
+            gast.Add: "`+` joins lists", gast.Mult: "`*` repeats a list"}.get(
+                type(e.op), f"`{symbol}` is not defined on lists"))
         rule = registry.by_name("op." + type(e.op).__name__)
         if rule is None:
             raise self.error(f"the operator `{type(e.op).__name__}` is not supported", self.node)
@@ -127,11 +150,13 @@ class InferKinds:
         k = self.expr(e.operand)
         if isinstance(e.op, gast.Not):
             return BOOL
+        self.no_lists([e.operand], "unary `-` is not defined on lists")
         if isinstance(e.op, gast.Invert):
             raise self.error("`~` is not supported", self.node, "use np.logical_not")
         return k.with_(dtype="i") if isinstance(k, Kind) and k.dtype == "b" else k
 
     def kind_Compare(self, e):
+        self.no_lists([e.left, e.comparators[0]], "comparing lists compares them whole")
         a, b = self.expr(e.left), self.expr(e.comparators[0])
         ndim = max(getattr(a, "ndim", 0), getattr(b, "ndim", 0))
         return Kind("b", ndim)
@@ -157,6 +182,8 @@ class InferKinds:
             raise self.error("tuples can only be indexed with a constant", self.node)
         if not isinstance(k, Kind) or k.ndim == 0:
             raise self.error(f"cannot index a {k}", self.node)
+        if k.listed:
+            return self.list_item(k, e.slice)
         ndim = k.ndim
         for p in parts:
             pk = self.expr(p)
@@ -172,6 +199,18 @@ class InferKinds:
         if ndim < 0:
             raise self.error("too many indices", self.node)
         return k.with_(ndim=ndim)
+
+    def list_item(self, k, index):
+        """What `x[index]` is for a list `x` of kind `k`: one index, an integer (an item)
+        or a slice (a list)."""
+        ik = None if isinstance(index, gast.Slice) else self.expr(index)
+        if ik is not None and not (isinstance(ik, Kind) and ik.dtype != "f" and not ik.ndim):
+            raise self.error(f"a list ({k}) takes one integer or slice as its index", self.node,
+                             "index one level at a time, `x[i][j]`, or make an array of it "
+                             "first: `x = np.array(x)`")
+        if ik is None:
+            return k
+        return Kind(k.dtype, k.ndim - 1, k.listed - 1)
 
     def kind_Call(self, e):
         site = self.ctx.site(e)
@@ -189,6 +228,8 @@ class InferKinds:
         if site.kind == "custom":
             return self.custom_kind(text, e)
         rule = site.rule
+        if site.method:
+            self.no_lists(e.args[:1], f"lists have no method `.{site.method}()`")
         bound = rule.bind(e.args, e.keywords, lambda m: self.error(m, self.node))
         return self.rule_kind(rule, bound)
 

@@ -53,11 +53,12 @@ def is_user_function(obj):
 class CallSite:
     """What a call is: `kind` "rule" (`rule` is its Rule), "user" (a helper of the user's,
     differentiated in turn) or "custom" (a function with a defvjp/defjvp rule); `name`
-    is how the generated code calls it."""
+    is how the generated code calls it; `method` the method it was written as, if any."""
 
     kind: str
     name: str
     rule: object = None
+    method: str = None  # the array method the call was written as (`x.sum()`: "sum")
 
 
 class ResolveCalls(gast.NodeTransformer):
@@ -127,7 +128,7 @@ class ResolveCalls(gast.NodeTransformer):
             args = [node.func.value] + args
             if node.func.attr == "reshape" and len(args) > 2:
                 args = [args[0], gast.Tuple(elts=args[1:], ctx=gast.Load())]
-            return self.rule_call(rule, args, node.keywords)
+            return self.rule_call(rule, args, node.keywords, method=node.func.attr)
         obj = self.resolve.lookup(text)
         op = registry.operator_of(obj)
         if op is not None and len(args) == 2 and not node.keywords:
@@ -141,7 +142,7 @@ class ResolveCalls(gast.NodeTransformer):
         return self.site(gast.Call(func=ir.dotted(name), args=args, keywords=node.keywords),
                          kind)
 
-    def rule_call(self, rule, args, keywords):
+    def rule_call(self, rule, args, keywords, method=None):
         """A call of `rule` with these arguments, in the spelling the rule takes."""
         literal = _one_literal(args, keywords)
         if rule.name in ("min", "max") and literal is not None and len(literal.elts) > 1:
@@ -154,10 +155,10 @@ class ResolveCalls(gast.NodeTransformer):
         keywords = [gast.keyword(arg="dtype", value=self.dtype(kw.value))
                     if kw.arg == "dtype" else kw for kw in keywords]
         return self.site(gast.Call(func=ir.dotted(rule.name), args=args, keywords=keywords),
-                         "rule", rule)
+                         "rule", rule, method)
 
-    def site(self, call, kind, rule=None):
-        self.ctx.calls[call] = CallSite(kind, ir.dotted_text(call.func), rule)
+    def site(self, call, kind, rule=None, method=None):
+        self.ctx.calls[call] = CallSite(kind, ir.dotted_text(call.func), rule, method)
         for a in call.args:
             if isinstance(a, gast.Call) and a not in self.ctx.calls:  # made here: np.array
                 self.site(a, "rule", registry.by_name(ir.dotted_text(a.func)))
