@@ -177,7 +177,7 @@ def uses_lambda(x):
 
 
 def uses_generator_expression(a):
-    return max(v * v for v in a)
+    return any(v * v for v in a)
 
 
 def generator_function(x):

@@ -1,4 +1,5 @@
-"""LowerComprehensions: `sum(e for v in xs)` becomes an accumulator loop."""
+"""LowerComprehensions: `sum(e for v in xs)` becomes an accumulator loop, `max(e for v in
+xs)` a loop that keeps the best item."""
 import builtins
 from collections import Counter
 
@@ -11,9 +12,13 @@ _COMPREHENSIONS = (gast.GeneratorExp, gast.ListComp)
 
 
 class LowerComprehensions:
-    """Transformation: `sum(e for v in it if c)`, `sum([e for ...])`, `sum(..., start)`
-    and `np.sum([e for ...])` become a loop that adds `e` into a
-    fresh accumulator, placed before the statement that used the sum.
+    """Transformation: `sum(e for v in it if c)`, `sum([e for ...])`, `sum(..., start)`,
+    `np.sum([e for ...])` and Python's `sum(xs)` of a list or array (`sum(v for v in xs)`)
+    become a loop that adds `e` into a fresh accumulator, placed before the statement that
+    used the sum. Python's `max` and `min` of one iterable (a comprehension or not, with
+    `default=` or without) become a loop that keeps the first item, then each one greater
+    (smaller) than the best so far, as Python's own comparison picks it, and raises
+    Python's ValueError after it when there was none.
 
     The loop variables get fresh names (a comprehension has its own scope), several
     `for` clauses nest, and `if` clauses become `if` statements. Python's `sum` starts
@@ -83,8 +88,11 @@ class LowerComprehensions:
 
     def lower(self, call, which, total, like):
         comp = call.args[0]
-        start = call.args[1] if len(call.args) > 1 else \
-            call.keywords[0].value if call.keywords else ir.const(0 if which == "sum" else 0.0)
+        if not isinstance(comp, _COMPREHENSIONS):  # sum(xs): the sum of xs's items
+            item = ir.name(self.ctx.namer.fresh("item", numbered=False))
+            comp = gast.GeneratorExp(elt=item, generators=[gast.comprehension(
+                target=ir.name(item.id, store=True), iter=comp, ifs=[], is_async=0)])
+            self.outside[comp] = set()
         outside = self.outside[comp]
         renames = {}
         for gen in comp.generators:  # a variable of the comprehension's own scope
@@ -95,17 +103,64 @@ class LowerComprehensions:
             for part in [gen.target, *gen.ifs] + ([gen.iter] if k else []):
                 _rename(part, renames)
         elt = _rename(comp.elt, renames)
-        if which == "np.sum":
-            elt = ir.call("np.sum", elt)
-        inner = [ir.assign(total, gast.BinOp(left=ir.name(total), op=gast.Add(), right=elt),
-                           like=like)]
+        fold = self.extremum if which in _EMPTY else self.accumulate
+        head, inner, tail = fold(call, which, elt, total, like)
         for gen in reversed(comp.generators):
             for test in reversed(gen.ifs):
                 inner = [ir.if_(test, inner, like=like)]
             loop = gast.For(target=gen.target, iter=gen.iter, body=inner, orelse=[],
                             type_comment=None)
             inner = [gast.copy_location(loop, like)]
-        return [ir.assign(total, start, like=like)] + inner
+        return head + inner + tail
+
+    def accumulate(self, call, which, elt, total, like):
+        """(before the loop, its body, after it) of a sum."""
+        start = call.args[1] if len(call.args) > 1 else \
+            call.keywords[0].value if call.keywords else ir.const(0 if which == "sum" else 0.0)
+        if which == "np.sum":
+            elt = ir.call("np.sum", elt)
+        return ([ir.assign(total, start, like=like)],
+                [ir.assign(total, gast.BinOp(left=ir.name(total), op=gast.Add(), right=elt),
+                           like=like)], [])
+
+    def extremum(self, call, which, elt, total, like):
+        """(before the loop, its body, after it) of Python's `max` or `min` of an iterable:
+        the first item, then each one greater (smaller) than the best so far, as Python
+        compares them; with no items, `default` or Python's ValueError."""
+        found = self.ctx.namer.fresh("found", numbered=False)
+        item = self.ctx.namer.fresh("item", numbered=False)
+        default = next((k.value for k in call.keywords if k.arg == "default"), None)
+        better = gast.Compare(left=ir.name(item), ops=[gast.Gt() if which == "max" else gast.Lt()],
+                              comparators=[ir.name(total)])
+        take = gast.BoolOp(op=gast.Or(), values=[ir.not_(ir.name(found)), better])
+        inner = [ir.assign(item, elt, like=like),
+                 ir.if_(take, [ir.assign(total, ir.name(item), like=like)], like=like),
+                 ir.assign(found, ir.const(True), like=like)]
+        head = [ir.assign(total, default if default is not None else
+                          _infinity(which == "max"), like=like),
+                ir.assign(found, ir.const(False), like=like)]
+        if default is not None:
+            return head, inner, []
+        fail = gast.Raise(exc=ir.call("ValueError", ir.const(_EMPTY[which])), cause=None)
+        return head, inner, [ir.if_(ir.not_(ir.name(found)), [gast.copy_location(fail, like)],
+                                    like=like)]
+
+
+def _infinity(negative):
+    """`-np.inf` (the start of a maximum) or `np.inf`."""
+    inf = ir.dotted("np.inf")
+    return gast.UnaryOp(op=gast.USub(), operand=inf) if negative else inf
+
+
+def _empty_message(fn):
+    """What this Python says when `fn` (max or min) is given no items."""
+    try:
+        fn([])
+    except ValueError as e:
+        return str(e)
+
+
+_EMPTY = {"max": _empty_message(max), "min": _empty_message(min)}
 
 
 class SumFinder:
@@ -124,10 +179,12 @@ class SumFinder:
         return self
 
     def __call__(self, e):
-        """'sum' or 'np.sum' when `e` is one of those applied to a comprehension."""
+        """'sum' or 'np.sum' when `e` is one of those applied to a comprehension, or 'sum'
+        for Python's `sum` of any other iterable but a literal (`sum(xs)`)."""
         if not (isinstance(e, gast.Call) and e.args
-                and isinstance(e.args[0], _COMPREHENSIONS)
-                and not any(c.is_async for c in e.args[0].generators)):
+                and not isinstance(e.args[0], (gast.List, gast.Tuple, gast.Starred,
+                                               gast.SetComp, gast.DictComp))
+                and not any(c.is_async for c in getattr(e.args[0], "generators", ()))):
             return None
         text = ir.dotted_text(e.func)
         if text is None or text.split(".")[0] in self.locals:
@@ -138,6 +195,11 @@ class SumFinder:
         if obj is builtins.sum and len(e.args) + len(e.keywords) <= 2 \
                 and all(k.arg == "start" for k in e.keywords):
             return "sum"
+        if obj in (builtins.max, builtins.min) and len(e.args) == 1 \
+                and all(k.arg == "default" for k in e.keywords):
+            return obj.__name__
+        if not isinstance(e.args[0], _COMPREHENSIONS):
+            return None
         if obj is np.sum and len(e.args) == 1 and not e.keywords \
                 and isinstance(e.args[0], gast.ListComp):  # NumPy refuses a generator
             return "np.sum"
@@ -182,9 +244,13 @@ def _safe_sums(exprs, which_sum, nested):
             if not nested:
                 continue
             comp = e.args[0]
-            children = [comp.elt, *e.args[1:], *(k.value for k in e.keywords)]
-            for gen in comp.generators:
-                children += [gen.iter, *gen.ifs]
+            children = [*e.args[1:], *(k.value for k in e.keywords)]
+            if not isinstance(comp, _COMPREHENSIONS):
+                children.append(comp)
+            else:
+                children.append(comp.elt)
+                for gen in comp.generators:
+                    children += [gen.iter, *gen.ifs]
         elif isinstance(e, gast.IfExp):
             children = [e.test]
         elif isinstance(e, gast.BoolOp):
