@@ -37,7 +37,7 @@ def generate(seed, avoid=()):
     body.append(ast.Return(_final(g)))
     module = _module(consts, spec, body)
     if "neg-base" in avoid:
-        module = _FoldNegativeBases().visit(module)
+        module = _FoldNegativeBases(consts).visit(module)
     ast.fix_missing_locations(module)
     text = ast.unparse(module)
     header = f"# srcad grammar program, seed {seed}, args: {format_spec(spec)}\n"
@@ -99,18 +99,28 @@ def _writable(g):
 
 
 class _FoldNegativeBases(ast.NodeTransformer):
-    """`(-c) ** k` with literal c and k becomes the literal it equals."""
+    """`(-c) ** k` with literal c, and k a literal or a module constant, becomes the
+    literal it equals."""
+
+    def __init__(self, consts):
+        self.consts = consts
 
     def visit_BinOp(self, node):
         self.generic_visit(node)
         left = node.left
-        if isinstance(node.op, ast.Pow) and isinstance(left, ast.UnaryOp) and \
-                isinstance(left.op, ast.USub) and isinstance(left.operand, ast.Constant):
+        if isinstance(node.op, ast.Pow) and _negative_literal(left) and \
+                (isinstance(node.right, ast.Constant) or _negative_literal(node.right)
+                 or isinstance(node.right, ast.Name) and node.right.id in self.consts):
             try:
-                return num(eval(ast.unparse(node)))
+                return num(eval(ast.unparse(node), dict(self.consts)))
             except (ArithmeticError, ValueError):
                 return node
         return node
+
+
+def _negative_literal(node):
+    return isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and \
+        isinstance(node.operand, ast.Constant)
 
 
 def _final(g):
