@@ -37,13 +37,15 @@ class GradFunction:
     object of `fn` shares (see `srcad.derivative`); making one costs microseconds once
     `fn` has been seen."""
 
-    def __init__(self, fn, wrt, jit, with_value, on_jit_error="warn", scalar_output=True):
+    def __init__(self, fn, wrt, jit, with_value, on_jit_error="warn", scalar_output=True,
+                 out=None):
         self.fn = _python_function(fn)
+        self.out = out
         self.wrt, self.with_value, self.scalar_output = wrt, with_value, scalar_output
         self.bare = not isinstance(wrt, (tuple, list))
         self.jit, self.on_jit_error = jit, on_jit_error
         self.derivative = derivatives.derivative(self.fn, wrt, jit, on_jit_error,
-                                                 scalar_output)
+                                                 scalar_output, out)
         self.last = None
         self.__name__ = self.fn.__name__
         self.__qualname__ = self.fn.__qualname__
@@ -57,7 +59,7 @@ class GradFunction:
         d = self.derivative
         if not d.reading.code_unchanged(self.fn):
             d = self.derivative = derivatives.derivative(
-                self.fn, self.wrt, self.jit, self.on_jit_error, self.scalar_output)
+                self.fn, self.wrt, self.jit, self.on_jit_error, self.scalar_output, self.out)
         return d
 
     fsrc = property(lambda self: self.derivative.fsrc)
@@ -104,6 +106,12 @@ class GradFunction:
                     f"argument `{self.params[i]}` in `wrt` is {_a(str(k))}; only float values have "
                     "gradients", f"pass a float (e.g. float({self.params[i]}) or "
                     f"{self.params[i]}.astype(float)), or leave it out of `wrt`")
+        j = self.derivative.out
+        if j is not None and not (isinstance(kinds[j], Kind) and kinds[j].ndim and
+                                  kinds[j].is_float):
+            raise self._error(f"argument `{self.params[j]}`, named by `out=`, is "
+                              f"{_a(str(kinds[j]))}, which cannot be written in place",
+                              "name the float array the function writes its result into")
         return tuple(kinds)
 
     def prepare(self, args, mode="rev", fresh=False):
@@ -279,16 +287,21 @@ value_and_grad.__name__ = "value_and_grad"
 value_and_grad.__doc__ = """Like `grad`, but returns `(value, gradient)` from one forward sweep."""
 
 
-def vjp(f, *primals, wrt=0, jit=True, on_jit_error="warn"):
+def vjp(f, *primals, wrt=0, out=None, jit=True, on_jit_error="warn"):
     """`(out, pullback)`: `f(*primals)` and a function from a cotangent (shaped like
     `out`: a float, an array, or a tuple of them) to the cotangents of the `wrt`
     arguments (bare for a position or name, a tuple for a tuple).
 
     The forward sweep runs once, here; every call of `pullback` runs only the reverse
     sweep over the saved tape.
+
+    `out` (a position or name) differentiates a function that writes its result into
+    that argument and returns nothing (or returns it): `out` is then the argument's final
+    contents, and the gradients are those of the `wrt` arguments' initial contents. The
+    caller's arrays are left as they were.
     """
     g = GradFunction(f, wrt, jit, with_value=False, on_jit_error=on_jit_error,
-                     scalar_output=False)
+                     scalar_output=False, out=out)
     args, runner = g.prepare(primals, fresh=True)
     out, tape = runner.forward(args)
     out = _copy_out(out)
@@ -319,12 +332,13 @@ class Pullback:
         return f"<pullback of {self._g.fsrc.name}>"
 
 
-def jvp(f, primals, tangents, wrt=None, jit=True, on_jit_error="warn"):
+def jvp(f, primals, tangents, wrt=None, out=None, jit=True, on_jit_error="warn"):
     """`(out, out_tangent)`: `f(*primals)` and its directional derivative, by forward mode
     (a source transformation of its own, compiled like the reverse sweeps).
 
     `primals` is the tuple of all arguments; `tangents` has one entry per differentiated
     argument: every float argument when `wrt` is None, else those in `wrt`, in order.
+    `out` names the argument the function writes its result into, as in `vjp`.
     """
     primals = tuple(primals)
     if wrt is None:
@@ -334,7 +348,8 @@ def jvp(f, primals, tangents, wrt=None, jit=True, on_jit_error="warn"):
             raise SrcadError("jvp: no float argument to differentiate",
                              hint="pass float values, or name them with wrt=")
     g = GradFunction(f, wrt if isinstance(wrt, (tuple, list)) else (wrt,), jit,
-                     with_value=False, on_jit_error=on_jit_error, scalar_output=False)
+                     with_value=False, on_jit_error=on_jit_error, scalar_output=False,
+                     out=out)
     args, runner = g.prepare(primals, mode="fwd", fresh=True)
     tangents = tuple(tangents) if isinstance(tangents, (tuple, list)) else (tangents,)
     if len(tangents) != len(g.positions):
@@ -356,19 +371,20 @@ def _like_out(t, out):
     return np.asarray(t, dtype=np.float64).reshape(np.shape(out))
 
 
-def jacobian(f, wrt=0, mode=None, jit=True, on_jit_error="warn"):
+def jacobian(f, wrt=0, mode=None, out=None, jit=True, on_jit_error="warn"):
     """A function giving the Jacobian of `f`: an array of shape `out.shape + arg.shape`
     (a tuple of them for a tuple `wrt`).
 
     Reverse mode runs the forward sweep once and one reverse sweep per output element,
     all over the same tape; forward mode runs one tangent sweep per input element.
     `mode=None` picks whichever needs fewer sweeps (decided after the first forward sweep,
-    which reverse mode then reuses); `mode="rev"` or `"fwd"` forces one.
+    which reverse mode then reuses); `mode="rev"` or `"fwd"` forces one. `out` names the
+    argument the function writes its result into, as in `vjp`.
     """
     if mode not in (None, "rev", "fwd"):
         raise SrcadError(f"mode must be None, 'rev' or 'fwd', not {mode!r}")
     g = GradFunction(f, wrt, jit, with_value=False, on_jit_error=on_jit_error,
-                     scalar_output=False)
+                     scalar_output=False, out=out)
 
     def jac(*args, **kwargs):
         args = g._bind(args, kwargs)

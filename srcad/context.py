@@ -26,6 +26,7 @@ class Context:
     adjoint_names: dict = field(default_factory=dict)  # variable -> its adjoint's name
     seed: str = "d_out"  # the reverse sweep's cotangent parameter
     tape_param: str = "tape"  # the reverse sweep's tape parameter
+    out_argument: str = None  # the parameter the function writes its result into (`out=`)
 
     # HoistLocalFunctions
     local_functions: dict = field(default_factory=dict)  # name -> the lifted function

@@ -33,19 +33,20 @@ _CACHE = weakref.WeakKeyDictionary()  # function -> {options: Derivative}
 _LOCK = threading.RLock()  # one transformation at a time, and one per function and kinds
 
 
-def derivative(fn, wrt, jit, on_jit_error, scalar_output):
+def derivative(fn, wrt, jit, on_jit_error, scalar_output, out=None):
     """The `Derivative` of the Python function `fn` for these options: the cached one
     when nothing it read has changed (see `codegen.fingerprint.Reading`), else a new one
     (which replaces it)."""
     wrt = tuple(wrt) if isinstance(wrt, (tuple, list)) else (wrt,)
-    options = (_hashable(wrt), jit, on_jit_error if jit else None, scalar_output)
+    options = (_hashable(wrt), jit, on_jit_error if jit else None, scalar_output,
+               _hashable(out))
     found = _find(fn, options)
     if found is not None:
         return found
     with _LOCK:
         found = _find(fn, options)
         if found is None:
-            found = Derivative(fn, wrt, jit, on_jit_error, scalar_output)
+            found = Derivative(fn, wrt, jit, on_jit_error, scalar_output, out)
             if options[0] is not None:
                 _CACHE.setdefault(fn, {})[options] = found
         return found
@@ -74,16 +75,18 @@ def clear():
 
 class Derivative:
     """The derivative of one function for one set of options (`wrt` as a tuple, `jit`,
-    `on_jit_error`, whether the output must be scalar): its parsed source, signature and
-    `wrt` positions, what the transformation reads (`reading`), and one compiled module
-    per argument kinds and mode, shared by every gradient object of this function."""
+    `on_jit_error`, whether the output must be scalar, the argument it writes its result
+    into, if any): its parsed source, signature, `wrt` positions and `out` position, what
+    the transformation reads (`reading`), and one compiled module per argument kinds and
+    mode, shared by every gradient object of this function."""
 
-    def __init__(self, fn, wrt, jit, on_jit_error, scalar_output):
+    def __init__(self, fn, wrt, jit, on_jit_error, scalar_output, out=None):
         self.fsrc = FunctionSource(fn)
         self.name = self.fsrc.name
         self.signature = inspect.signature(fn)
         self.params = list(self.signature.parameters)
         self.positions = self._positions(wrt)
+        self.out = None if out is None else self._positions((out,), "out")[0]
         self.jit, self.on_jit_error, self.scalar_output = jit, on_jit_error, scalar_output
         self.reading = read(fn, registries=custom.registries,
                             versions=[(custom.VERSION, "rules")])
@@ -94,22 +97,22 @@ class Derivative:
                      f"\n\n{fn.__doc__ or ''}"
                      for with_value, kind in ((False, "gradient"), (True, "value and gradient"))}
 
-    def _positions(self, wrt):
+    def _positions(self, wrt, option="wrt"):
         items = list(wrt)
         if not items:
-            raise self.error("`wrt` is empty", "name at least one parameter")
+            raise self.error(f"`{option}` is empty", "name at least one parameter")
         params, out = self.params, []
         for w in items:
             if isinstance(w, bool) or not isinstance(w, (int, str)):
-                raise self.error(f"`wrt` entry {w!r} is neither a position nor a parameter "
-                                 "name", f"parameters: {', '.join(params)}")
+                raise self.error(f"`{option}` entry {w!r} is neither a position nor a "
+                                 "parameter name", f"parameters: {', '.join(params)}")
             if isinstance(w, str):
                 if w not in params:
-                    raise self.error(f"`wrt={w!r}` is not a parameter of `{self.name}`",
+                    raise self.error(f"`{option}={w!r}` is not a parameter of `{self.name}`",
                                      f"parameters: {', '.join(params)}")
                 w = params.index(w)
             elif not -len(params) <= w < len(params):
-                raise self.error(f"`wrt={w}` is out of range: `{self.name}` has "
+                raise self.error(f"`{option}={w}` is out of range: `{self.name}` has "
                                  f"{len(params)} parameters", f"parameters: {', '.join(params)}")
             out.append(w % len(params))
         return tuple(out)
@@ -160,6 +163,8 @@ class Derivative:
         from srcad.program import Program  # the compiler: loaded only when it has to run
 
         program = Program()
+        if self.out is not None:
+            program.outputs[getattr(fn, "py_func", fn)] = self.params[self.out]
         top = program.specialize(fn, kinds, wrt=self.positions, mode=mode)
         if self.scalar_output:
             _check_output(top)
@@ -174,7 +179,7 @@ class Derivative:
         if self.reading.digest is None:
             return None
         what = repr((_toolchain(), self.reading.digest, tuple(kinds), mode, self.positions,
-                     self.scalar_output))
+                     self.scalar_output, self.out))
         return hashlib.sha256(what.encode()).hexdigest()
 
 

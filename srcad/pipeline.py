@@ -28,6 +28,7 @@ from srcad.passes.record_control import RecordControl
 from srcad.passes.rename_reserved import RenameReserved
 from srcad.passes.resolve_calls import ResolveCalls
 from srcad.passes.resolve_names import ResolveNames
+from srcad.passes.return_argument import ReturnArgument
 from srcad.passes.reverse_ad import ReverseAD
 from srcad.passes.safe_reassociation import SafeReassociation
 from srcad.passes.split_returns import SplitReturns
@@ -51,6 +52,7 @@ def normalize_steps(ctx):
 
     return [
         (CheckSupported, check),
+        (ReturnArgument, lambda f: ReturnArgument(ctx).run(f)),
         (HoistLocalFunctions, lambda f: HoistLocalFunctions(ctx).run(f)),
         (LowerComprehensions, lambda f: LowerComprehensions(ctx).run(f)),
         (BindExpressions, lambda f: BindExpressions(ctx).run(f)),

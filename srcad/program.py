@@ -92,6 +92,7 @@ class Program:
         self.order = []
         self.building = []
         self.externals = {}  # name in the module -> (object, object for compiled code)
+        self.outputs = {}  # function -> the parameter it writes its result into (`out=`)
 
     def external(self, obj, stem):
         """The module-level name under which the generated module calls `obj`."""
@@ -181,7 +182,7 @@ class Program:
                 raise
             raise at.error(f"cannot differentiate the call to `{fn.__name__}`: its source "
                            "cannot be read", node, exc.hint, UnsupportedError) from None
-        ctx = pipeline.Context(fsrc, self)
+        ctx = pipeline.Context(fsrc, self, out_argument=self.outputs.get(fn))
         pipeline.normalize(ctx)
         return ctx
 

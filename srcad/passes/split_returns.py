@@ -13,7 +13,9 @@ class SplitReturns:
 
     An early `return e` sets `retval = e` and `returned = True` and leaves enclosing loops
     with `break`; statements after a place that may have returned run under
-    `if not returned:`.
+    `if not returned:`. A differentiated function that may reach the end of its body
+    without a `return` (and so return None) is refused here, where its line can be named
+    (a helper's call is refused where it is called).
 
     >>> from srcad.passes.testing import show
     >>> show(SplitReturns, '''
@@ -42,6 +44,14 @@ class SplitReturns:
 
     def run(self, fnode):
         body = fnode.body
+        helper = len(getattr(self.ctx.program, "building", ())) > 1  # refused at its call
+        if not helper and not _always_returns(body):
+            raise self.ctx.fsrc.error(
+                f"`{fnode.name}` can end without returning a value (Python then returns "
+                "None)", body[-1] if body else fnode,
+                "end it with a `return`; for a function that writes its result into an "
+                "argument, name that argument: `srcad.vjp(f, *args, out=...)` (also jvp and "
+                "jacobian)")
         only_final = (body and isinstance(body[-1], gast.Return)
                       and not _has_return(body[:-1]))
         if only_final or not _has_return(body):
@@ -103,3 +113,17 @@ class SplitReturns:
                 out.append(ir.if_(ir.not_(ir.name(self.flag)), guarded, like=rest[0]))
             return out
         return out
+
+
+def _always_returns(stmts):
+    """Whether running `stmts` always ends in a `return` (or a `raise`, lowered to
+    `rt.fail`), never by reaching their end."""
+    if not stmts:
+        return False
+    last = stmts[-1]
+    if isinstance(last, gast.Return):
+        return True
+    if isinstance(last, gast.If):
+        return _always_returns(last.body) and _always_returns(last.orelse)
+    return isinstance(last, gast.Assign) and isinstance(last.value, gast.Call) and \
+        ir.dotted_text(last.value.func) == "rt.fail"

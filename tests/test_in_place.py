@@ -1,0 +1,159 @@
+"""In-place kernels: `out=` names the argument a function writes its result into
+(returning nothing, or that argument). `vjp`, `jvp` and `jacobian` differentiate its final
+contents with respect to the initial contents of the `wrt` arguments, itself included;
+the caller's arrays stay as they were."""
+import numpy as np
+import pytest
+
+import srcad
+from tests.fd import assert_grad_close, fd_grad
+
+
+def diffuse(u, tmp, k, n):
+    for _ in range(n):
+        tmp[1:-1] = u[1:-1] + k * (u[2:] - 2.0 * u[1:-1] + u[:-2])
+        u[:] = tmp
+
+
+def jacobi(out, f, h):
+    n, m = f.shape
+    for i in range(1, n - 1):
+        for j in range(1, m - 1):
+            out[i, j] = 0.25 * (f[i - 1, j] + f[i + 1, j] + f[i, j - 1] + f[i, j + 1]) \
+                - h * h * f[i, j] ** 2
+
+
+def lu_in_place(a):
+    n = a.shape[0]
+    for k in range(n):
+        for i in range(k + 1, n):
+            a[i, k] = a[i, k] / a[k, k]
+            for j in range(k + 1, n):
+                a[i, j] -= a[i, k] * a[k, j]
+
+
+def euler_steps(y, dt, n):
+    for _ in range(n):
+        y += dt * np.sin(y) * y[::-1]
+    return y
+
+
+def prefix_products(x, out):
+    acc = 1.0
+    for i in range(x.shape[0]):
+        acc = acc * x[i]
+        out[i] = acc
+    return out
+
+
+def _rhs(y, k):
+    return -k * y * np.abs(y)
+
+
+def early_exit(y, k, tol):
+    for _ in range(50):
+        step = 0.1 * _rhs(y, k)
+        if np.max(np.abs(step)) < tol:
+            return
+        y += step
+
+
+def _grid():
+    return np.cos(np.arange(20.0).reshape(4, 5) * 0.3)
+
+
+CASES = [
+    (diffuse, lambda: (np.sin(np.linspace(0.0, 3.0, 9)), np.zeros(9), 0.2, 6), (0, 2), 0),
+    (jacobi, lambda: (np.zeros((4, 5)), _grid(), 0.3), (1, 2), 0),
+    (lu_in_place, lambda: (np.array([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]]),),
+     (0,), 0),
+    (euler_steps, lambda: (np.array([0.3, -0.8, 1.1]), 0.05, 7), (0, 1), 0),
+    (prefix_products, lambda: (np.array([0.9, 1.2, -0.7, 1.5]), np.zeros(4)), (0,), "out"),
+    (early_exit, lambda: (np.array([0.5, -1.5, 0.9]), 0.8, 1e-9), (0, 1), 0),
+]
+IDS = [c[0].__name__ for c in CASES]
+
+
+def _result(fn, out):
+    """`fn` as a function that returns the final contents of argument `out`."""
+    def run(*args):
+        args = [np.array(a) if isinstance(a, np.ndarray) else a for a in args]
+        fn(*args)
+        return args[out]
+    return run
+
+
+def _position(fn, out):
+    import inspect
+    return out if isinstance(out, int) else list(inspect.signature(fn).parameters).index(out)
+
+
+@pytest.mark.parametrize("jit", [False, True])
+@pytest.mark.parametrize("fn, make, wrt, out", CASES, ids=IDS)
+def test_vjp_of_the_final_contents(fn, make, wrt, out, jit):
+    args = make()
+    before = [np.copy(a) for a in args]
+    result = _result(fn, _position(fn, out))
+    value, pullback = srcad.vjp(fn, *args, wrt=wrt, out=out, jit=jit)
+    np.testing.assert_allclose(value, result(*make()), rtol=1e-12, atol=1e-14)
+    for a, b in zip(args, before):
+        np.testing.assert_array_equal(a, b)  # the caller's arrays stay as they were
+    cot = np.cos(np.arange(np.size(value)) + 0.5).reshape(np.shape(value))
+    got = pullback(cot)
+    want = fd_grad(lambda *a: float(np.sum(cot * result(*a))), make(), wrt)
+    assert_grad_close(got, want, rtol=1e-5, atol=1e-8)
+
+
+@pytest.mark.parametrize("fn, make, wrt, out", CASES, ids=IDS)
+def test_forward_and_reverse_agree(fn, make, wrt, out):
+    # <vjp(c), t> == <c, jvp(t)> for the same point
+    args = make()
+    tangents = tuple(np.sin(np.arange(np.size(args[i])) + 1.0).reshape(np.shape(args[i]))
+                     if np.ndim(args[i]) else 0.7 for i in wrt)
+    value, tan = srcad.jvp(fn, args, tangents, wrt=wrt, out=out, jit=False)
+    cot = np.cos(np.arange(np.size(value)) + 0.5).reshape(np.shape(value))
+    _, pullback = srcad.vjp(fn, *make(), wrt=wrt, out=out, jit=False)
+    back = pullback(cot)
+    lhs = sum(float(np.sum(b * t)) for b, t in zip(back, tangents))
+    assert lhs == pytest.approx(float(np.sum(cot * tan)), rel=1e-10, abs=1e-12)
+
+
+def test_jacobian_of_an_in_place_factorisation():
+    a = np.array([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])
+    result = _result(lu_in_place, 0)
+    for mode in ("rev", "fwd"):
+        jac = srcad.jacobian(lu_in_place, out=0, mode=mode, jit=False)(a)
+        assert jac.shape == (3, 3, 3, 3)
+        for k in range(9):
+            row = fd_grad(lambda m: float(result(m).flat[k]), (a,), 0)
+            np.testing.assert_allclose(jac.reshape(9, 3, 3)[k], row, atol=1e-6)
+
+
+def pingpong(u, tmp, k, n):
+    for _ in range(n):
+        tmp[1:-1] = u[1:-1] + k * (u[2:] - 2.0 * u[1:-1] + u[:-2])
+        u, tmp = tmp, u
+
+
+def returns_another(u, k):
+    u[0] = k
+    return k * 2.0
+
+
+@pytest.mark.parametrize("fn, args, out, words", [
+    (pingpong, (np.ones(5), np.zeros(5), 0.1, 2), 0, ["`u` is bound to another value",
+                                                      "u, tmp = tmp, u"]),
+    (returns_another, (np.ones(3), 0.5), "u", ["returns a value other than `u`",
+                                               "return k * 2.0"]),
+    (diffuse, (np.ones(5), np.zeros(5), 0.1, 2), 2, ["`k`, named by `out=`, is a float"]),
+    (diffuse, (np.ones(5), np.zeros(5), 0.1, 2), 7, ["`out=7` is out of range"]),
+    (diffuse, (np.ones(5), np.zeros(5), 0.1, 2), None,
+     ["`diffuse` can end without returning a value", "out=..."]),
+], ids=["rebound", "other-return", "float", "out-of-range", "no-out"])
+def test_refusals_name_the_line_and_the_fix(fn, args, out, words):
+    with pytest.raises(srcad.SrcadError) as info:
+        srcad.vjp(fn, *args, wrt=0, out=out, jit=False)
+    message = str(info.value)
+    assert "test_in_place.py" in message and "hint:" in message
+    for w in words:
+        assert w in message, message
