@@ -494,12 +494,16 @@ def _cotangent_like(cot, out, g, what="cotangent", of="the output"):
 
 
 def source(g, *args, **kwargs):
-    """The generated module that runs `g` (made by grad/value_and_grad).
+    """The generated module that runs `g` (made by grad/value_and_grad, or the pullback
+    that vjp returned).
 
     With arguments, the module for those argument types; without, the one that ran last.
     """
+    if isinstance(g, Pullback) and not (args or kwargs):
+        g, g.last = g._g, g.compiled
     if not isinstance(g, GradFunction):
-        raise SrcadError(f"srcad.source takes a function made by srcad.grad, not {g!r}")
+        raise SrcadError(f"srcad.source takes a function made by srcad.grad or the pullback "
+                         f"of srcad.vjp, not {g!r}")
     if args or kwargs:
         compiled = g.build(g._bind(args, kwargs))
     elif g.last is None:

@@ -37,7 +37,7 @@ class CheckAliases:
         ctx = self.ctx
         views, augmented = self.scan(fnode)
         ctx.materialize = set()
-        self.views = views = _closure(views)
+        self.views = views = self.closure(views)
         for view, src, pos, loops, s in views:
             self.check(view, src, pos, loops, s)
         for name, a_pos, a_loops, s in augmented:
@@ -76,6 +76,23 @@ class CheckAliases:
             if s in self.ctx.augmented and isinstance(t, gast.Name):
                 augmented.append((t.id, pos, loops, s))
         return views, augmented
+
+    def closure(self, views):
+        """Add `v` as a view of `x` wherever `v` views `t` and `t` views `x`, unless `x`
+        is assigned anew between the two (a swap, `u, w = w, u`, leaves no alias)."""
+        out = list(views)
+        pairs = {(v, src) for v, src, *_ in out}
+        changed = True
+        while changed:
+            changed = False
+            for v, src, pos, loops, s in list(out):
+                for v2, src2, pos2, loops2, _ in list(out):
+                    if v2 == src and src2 != v and (v, src2) not in pairs and \
+                            not self.defined(src2, pos2, loops2, pos, loops):
+                        out.append((v, src2, pos, loops, s))
+                        pairs.add((v, src2))
+                        changed = True
+        return out
 
     def check_augmented(self, name, a_pos, a_loops, s):
         """Refuse `name += e` (statement `s`) where another live name holds its array
@@ -212,22 +229,6 @@ class CheckAliases:
             "its memory", write,
             f"take an independent array with `.copy()` on line {ctx.fsrc.line(view_stmt)}",
             UnsupportedError)
-
-
-def _closure(views):
-    """Add `v` as a view of `x` wherever `v` views `t` and `t` views `x`."""
-    out = list(views)
-    pairs = {(v, src) for v, src, *_ in out}
-    changed = True
-    while changed:
-        changed = False
-        for v, src, pos, loops, s in list(out):
-            for v2, src2, *_ in list(out):
-                if v2 == src and src2 != v and (v, src2) not in pairs:
-                    out.append((v, src2, pos, loops, s))
-                    pairs.add((v, src2))
-                    changed = True
-    return out
 
 
 def _shown(name):
