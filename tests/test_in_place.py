@@ -32,6 +32,17 @@ def lu_in_place(a):
                 a[i, j] -= a[i, k] * a[k, j]
 
 
+def lu_pivoted(a):
+    n = a.shape[0]
+    for k in range(n):
+        p = k + np.argmax(np.abs(a[k:, k]))
+        if p != k:
+            a[[k, p]] = a[[p, k]]
+        for i in range(k + 1, n):
+            a[i, k] = a[i, k] / a[k, k]
+            a[i, k + 1:] -= a[i, k] * a[k, k + 1:]
+
+
 def euler_steps(y, dt, n):
     for _ in range(n):
         y += dt * np.sin(y) * y[::-1]
@@ -87,6 +98,8 @@ CASES = [
     (diffuse, lambda: (np.sin(np.linspace(0.0, 3.0, 9)), np.zeros(9), 0.2, 6), (0, 2), 0),
     (jacobi, lambda: (np.zeros((4, 5)), _grid(), 0.3), (1, 2), 0),
     (lu_in_place, lambda: (np.array([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]]),),
+     (0,), 0),
+    (lu_pivoted, lambda: (np.array([[1.0, 2.0, 0.5], [4.0, 1.0, 0.3], [0.5, 3.0, 2.0]]),),
      (0,), 0),
     (euler_steps, lambda: (np.array([0.3, -0.8, 1.1]), 0.05, 7), (0, 1), 0),
     (prefix_products, lambda: (np.array([0.9, 1.2, -0.7, 1.5]), np.zeros(4)), (0,), "out"),

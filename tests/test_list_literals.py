@@ -51,3 +51,39 @@ def test_compiled(fn):
     value, grad = srcad.value_and_grad(fn)(0.7)
     assert value == pytest.approx(fn(0.7), rel=1e-15)
     assert grad == pytest.approx(fd_grad(fn, (0.7,), 0), rel=1e-6, abs=1e-9)
+
+
+# A list literal as an index selects rows (an integer array index), where a tuple would
+# pick one element: `a[[0, 2]]` is rows 0 and 2, `a[(0, 2)]` is a[0, 2].
+
+_W = np.arange(1.0, 7.0).reshape(3, 2)
+
+
+def rows_by_list(a, w):
+    b = a[[0, 2]]
+    return np.sum(b * w[:2])
+
+
+def swap_rows_by_list(a, w, k):
+    a[[0, k]] = a[[k, 0]]
+    return np.sum(a * w)
+
+
+@pytest.mark.parametrize("jit", [False, True])
+@pytest.mark.parametrize("fn, args", [
+    (rows_by_list, (_W * 0.3 + 0.1, _W)),
+    (swap_rows_by_list, (_W * 0.3 + 0.1, _W, 2)),
+], ids=["read", "swap"])
+def test_a_list_index_selects_rows(fn, args, jit):
+    value, grad = srcad.value_and_grad(fn, jit=jit)(*[np.copy(a) for a in args])
+    assert value == pytest.approx(fn(*[np.copy(a) for a in args]), rel=1e-15)
+    np.testing.assert_allclose(grad, fd_grad(fn, args, 0), rtol=1e-6, atol=1e-9)
+
+
+def rows_and_columns(a, k):
+    return np.sum(a[[k, 0], 1:])
+
+
+def test_a_list_index_beside_a_slice_is_refused():
+    with pytest.raises(srcad.SrcadError, match="integer-array index mixed"):
+        srcad.grad(rows_and_columns, jit=False)(np.ones((3, 2)), 1)

@@ -336,6 +336,10 @@ class ToANF:
                     pre += more
                     bounds.append(a)
             return pre, gast.Slice(lower=bounds[0], upper=bounds[1], step=bounds[2])
+        if isinstance(node, gast.List):  # `a[[i, j]]`: rows i and j, an integer array index
+            pre, array = self.op_Call(ir.call("np.array", node), resolved="np.array")
+            value = self.tmp()
+            return pre + [ir.assign(value, array, like=self.stmt_line)], ir.name(value)
         return self.atom(node)
 
     def op_Subscript(self, expr):

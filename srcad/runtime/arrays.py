@@ -83,12 +83,9 @@ def take_written(d, index):
 
 @_jit_version(take_written)
 def _take_written(d, index):
-    if d.ndim != 1:
-        return None
-
     def impl(d, index):
         n = d.shape[0]
-        out = np.zeros(index.shape[0])
+        out = np.zeros((index.shape[0],) + d.shape[1:])
         seen = np.zeros(n, dtype=np.bool_)
         for k in range(index.shape[0] - 1, -1, -1):
             j = index[k] % n
