@@ -20,6 +20,8 @@ derivative (`srcad.grad(f)` again, and every call of `srcad.vjp`, `srcad.jvp`,
 by identity, not by value: an array changed in place, or a mutable object's attribute
 set, is not seen (srcad refuses global arrays; pass them as arguments).
 """
+import sys
+
 import numpy as np
 
 from codegen.module import KEY_LINE, key_of
@@ -182,6 +184,15 @@ class GradFunction:
                 f"{'/'.join(modes)} mode, {jit}, {n} compiled specialization"
                 f"{'' if n == 1 else 's'}>")
 
+    def __reduce__(self):
+        """Pickled by reference to the function and the options, never as compiled code:
+        unpickled in another process, it finds or makes the derivative there (from the
+        cache directory when that process shares it)."""
+        if _global(self.fn) is self:  # `@srcad.grad` on a module-level def
+            return self.fn.__qualname__
+        return GradFunction, (self.fn, self.wrt, self.jit, self.with_value,
+                              self.on_jit_error, self.scalar_output, self.out)
+
     def __call__(self, *args, **kwargs):
         d = self.derivative
         fast = d.fast.get("rev")
@@ -198,6 +209,32 @@ class GradFunction:
 
 
 _FLOAT64 = np.dtype(np.float64)
+
+
+def _global(fn):
+    """What the name of `fn` refers to in its module now, or None."""
+    obj = sys.modules.get(getattr(fn, "__module__", None) or "")
+    for part in getattr(fn, "__qualname__", "<locals>").split("."):
+        obj = getattr(obj, part, None)
+    return obj
+
+
+class MadeFunction:
+    """A function srcad made (the Jacobian or Hessian function of `f`) that pickles as
+    the call that made it, so that it can be sent to another process."""
+
+    def __init__(self, fn, maker, *options):
+        self._fn, self._made_by = fn, (maker, options)
+        self.__doc__, self.__name__ = fn.__doc__, fn.__name__
+
+    def __call__(self, *args, **kwargs):
+        return self._fn(*args, **kwargs)
+
+    def __getattr__(self, name):  # what the function records (`last_mode`, `compiled`)
+        return getattr(self.__dict__["_fn"], name)
+
+    def __reduce__(self):
+        return self._made_by
 
 
 def _canonical(value):
@@ -409,7 +446,7 @@ def jacobian(f, wrt=0, mode=None, out=None, jit=True, on_jit_error="warn"):
 
     jac.last_mode = jac.compiled = None
     jac.__doc__ = jacobian.__doc__
-    return jac
+    return MadeFunction(jac, jacobian, f, wrt, mode, out, jit, on_jit_error)
 
 
 def _rows(g, compiled, args, out, tape):

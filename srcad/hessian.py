@@ -11,7 +11,7 @@ import weakref
 import numpy as np
 
 from srcad import derivative as derivatives
-from srcad.api import GradFunction, _cotangent_like, unit_directions
+from srcad.api import GradFunction, MadeFunction, _cotangent_like, unit_directions
 from srcad.errors import NoRuleError
 
 _SECOND = weakref.WeakKeyDictionary()  # f -> {options: SecondOrder}
@@ -126,7 +126,7 @@ def hessian(f, wrt=0, jit=True, on_jit_error="warn"):
 
     hess.__doc__ = hessian.__doc__
     hess.__name__ = f"hessian_of_{name}"
-    return hess
+    return MadeFunction(hess, hessian, f, wrt, jit, on_jit_error)
 
 
 __all__ = ["hessian", "hvp"]
