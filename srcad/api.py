@@ -368,6 +368,12 @@ class Pullback:
     def __repr__(self):
         return f"<pullback of {self._g.fsrc.name}>"
 
+    def __reduce__(self):
+        raise SrcadError(f"a pullback of `{self._g.fsrc.name}` holds the tape of one forward "
+                         "sweep and is not pickled",
+                         hint="send the function and its arguments and call srcad.vjp in the "
+                         "worker, or send a srcad.grad object")
+
 
 def jvp(f, primals, tangents, wrt=None, out=None, jit=True, on_jit_error="warn"):
     """`(out, out_tangent)`: `f(*primals)` and its directional derivative, by forward mode

@@ -59,6 +59,12 @@ def test_decorated_gradient_pickles_as_its_name():
     assert pickle.loads(pickle.dumps(decorated)) is decorated
 
 
+def test_a_pullback_says_it_is_not_pickled():
+    _, pullback = srcad.vjp(field, _X, 1.5, jit=False)
+    with pytest.raises(srcad.SrcadError, match="holds the tape"):
+        pickle.dumps(pullback)
+
+
 def _leaves(value):
     if isinstance(value, tuple):
         return [leaf for v in value for leaf in _leaves(v)]
