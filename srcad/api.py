@@ -547,17 +547,25 @@ def source(g, *args, **kwargs):
     if not isinstance(g, GradFunction):
         raise SrcadError(f"srcad.source takes a function made by srcad.grad or the pullback "
                          f"of srcad.vjp, not {g!r}")
+    assumed = None
     if args or kwargs:
         compiled = g.build(g._bind(args, kwargs))
-    elif g.last is None:
-        raise SrcadError(f"the gradient of `{g.fsrc.name}` has not run yet, so its argument "
-                         "types are unknown", hint="call it once, or pass example arguments: "
-                         "srcad.source(g, *args)")
+    elif g.last is None:  # not run yet: argument kinds as the command line guesses them
+        from srcad.guess import guess_kinds
+
+        assumed = [k if i not in g.positions or getattr(k, "is_float", False) else
+                   Kind("f", getattr(k, "ndim", 0)) for i, k in enumerate(guess_kinds(g.fn))]
+        compiled = g.build_kinds(tuple(assumed))
     else:
         compiled = g.last
     shown = GeneratedSource.of(compiled)
     compiled.release()  # the program it needed no longer kept
-    text = GeneratedSource(shown[:len(shown) - len(shown.rpartition(KEY_LINE)[2])
-                                 - len(KEY_LINE)] if key_of(shown) else shown)
+    body = shown[:len(shown) - len(shown.rpartition(KEY_LINE)[2]) - len(KEY_LINE)] \
+        if key_of(shown) else shown
+    if assumed is not None:
+        kinds = ", ".join(f"{p}: {k}" for p, k in zip(g.params, assumed))
+        body = (f"# `{g.fsrc.name}` has not run yet: shown for {kinds} (assumed; "
+                "srcad.source(g, *args) shows the module for those arguments)\n" + body)
+    text = GeneratedSource(body)
     text.functions = shown.functions
     return text

@@ -10,14 +10,13 @@ import importlib.util
 import os
 import sys
 
-import gast
 import numpy as np
 
 from srcad.api import GradFunction
 from srcad.display import to_terminal, user_functions
 from srcad.errors import SrcadError
+from srcad.guess import guess_kinds
 from srcad.kinds import BOOL, FLOAT, INT, Kind
-from srcad.source import FunctionSource
 
 _TYPES = {"float": FLOAT, "int": INT, "bool": BOOL}
 
@@ -31,31 +30,6 @@ def parse_type(text):
     if rank.endswith("d") and rank[:-1].isdigit():
         return Kind({"": "f", "float": "f", "int": "i", "bool": "b"}[dtype], int(rank[:-1]))
     raise SrcadError(f"unknown type {text!r}", hint="use float, int, bool, 1d, 2d, 1d-int, ...")
-
-
-def guess_kinds(fn):
-    """Kinds for `fn`'s parameters from how the body uses them: subscripts and `.shape[k]`
-    make arrays of that rank, `range(p)` makes an int, anything else is a float."""
-    node = FunctionSource(fn).node
-    params = [a.id for a in node.args.args]
-    ranks, ints = dict.fromkeys(params, 0), set()
-    for sub in gast.walk(node):
-        if isinstance(sub, gast.Subscript) and isinstance(sub.value, gast.Name):
-            n = len(sub.slice.elts) if isinstance(sub.slice, gast.Tuple) else 1
-            if sub.value.id in ranks:
-                ranks[sub.value.id] = max(ranks[sub.value.id], n)
-            if isinstance(sub.value, gast.Attribute):
-                pass
-        if isinstance(sub, gast.Subscript) and isinstance(sub.value, gast.Attribute) \
-                and sub.value.attr == "shape" and isinstance(sub.value.value, gast.Name) \
-                and isinstance(sub.slice, gast.Constant) and sub.value.value.id in ranks:
-            name = sub.value.value.id
-            ranks[name] = max(ranks[name], sub.slice.value + 1)
-        if isinstance(sub, gast.Call) and isinstance(sub.func, gast.Name) \
-                and sub.func.id == "range":
-            ints |= {a.id for a in sub.args if isinstance(a, gast.Name)}
-    return tuple(Kind("f", ranks[p]) if ranks[p] else INT if p in ints else FLOAT
-                 for p in params)
 
 
 def load_function(spec):

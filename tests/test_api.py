@@ -48,10 +48,12 @@ def test_numba_failure_raises_on_request():
         srcad.grad(prod_3d, on_jit_error="raise")(x)
 
 
-def test_source_before_any_call_is_refused_with_a_hint():
-    g = srcad.grad(tanh_loss)
-    with pytest.raises(srcad.SrcadError, match="srcad.source"):
-        srcad.source(g)
+def test_source_before_any_call_guesses_the_argument_kinds_and_says_so():
+    g = srcad.grad(tanh_loss, wrt=(0, 1), jit=False)
+    guessed = srcad.source(g)
+    assert guessed.splitlines()[0].startswith("# `tanh_loss` has not run yet: shown for "
+                                              "w: float, xs: 1-d float array (assumed")
+    assert guessed.split("\n", 1)[1] == srcad.source(g, 0.3, np.ones(4))
 
 
 def test_source_shows_both_sweeps_and_is_valid_python():

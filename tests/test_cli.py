@@ -3,6 +3,7 @@ import subprocess
 import sys
 import textwrap
 
+import numpy as np
 import pytest
 
 from srcad.cli import guess_kinds, main, parse_type
@@ -181,3 +182,12 @@ def test_show_color_without_pygments_is_plain(example, capsys, monkeypatch):
     out = capsys.readouterr().out
     assert "\x1b[" not in out and "<- example.py:7" in out
     compile(out, "<shown>", "exec")
+
+
+def annotated(w, x: np.ndarray, grid: "np.ndarray", n=3, scale: float = 1, flag=False):
+    return w * x[0] * grid[0, 1] * n * scale
+
+
+def test_guess_kinds_reads_annotations_and_defaults():
+    assert guess_kinds(annotated) == (FLOAT, Kind("f", 1), Kind("f", 2), INT, FLOAT,
+                                      Kind("b", 0))
