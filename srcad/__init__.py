@@ -7,15 +7,16 @@
 >>> round(g(1.0), 6) == round(math.cos(1.0) + math.sin(1.0), 6)
 True
 """
-from srcad.api import grad, jacobian, jvp, source, value_and_grad, vjp
+from srcad.api import grad, jacobian, jvp, precompile, source, value_and_grad, vjp
 from srcad.custom import defjvp, defvjp
 from srcad.errors import NoRuleError, SrcadError, SrcadWarning, UnsupportedError
 from srcad.hessian import hessian, hvp
+from srcad.progress import config
 from srcad.runtime import stop_gradient
 
-__all__ = ["NoRuleError", "SrcadError", "SrcadWarning", "UnsupportedError", "defjvp", "defvjp",
-           "grad", "hessian", "hvp", "jacobian", "jvp", "source", "stop_gradient",
-           "value_and_grad", "vjp"]
+__all__ = ["NoRuleError", "SrcadError", "SrcadWarning", "UnsupportedError", "config", "defjvp",
+           "defvjp", "grad", "hessian", "hvp", "jacobian", "jvp", "precompile", "source",
+           "stop_gradient", "value_and_grad", "vjp"]
 
 
 def __getattr__(name):

@@ -346,6 +346,37 @@ def vjp(f, *primals, wrt=0, out=None, jit=True, on_jit_error="warn"):
         Pullback(g, runner, args, tape, out)
 
 
+def precompile(f, *example_args, wrt=0, modes=("rev",), out=None):
+    """Transform and compile `f`'s sweeps now, for arguments like `example_args` (their
+    kinds: types and ranks, not their values), running each once, so that they are in
+    the cache directory (`SRCAD_CACHE_DIR`) for the first call of this and every later
+    process: call it in a Docker build or a warm-up script. `modes`: "rev" (grad, vjp)
+    and/or "fwd" (jvp, hvp). Returns the seconds it took."""
+    from time import perf_counter
+
+    start = perf_counter()
+    scalar = False  # vjp's and jacobian's modules; grad's too when the output is a float
+    while True:
+        g = GradFunction(f, wrt, True, with_value=False, on_jit_error="warn",
+                         scalar_output=scalar, out=out)
+        for mode in modes:
+            args, runner = g.prepare(example_args, mode=mode, fresh=True)
+            if mode == "rev":
+                value, tape = runner.forward(args)
+                runner.reverse(args, tape, _ones_like(value))
+            else:
+                value = runner.jvp(args, tuple(_ones_like(args[i]) for i in g.positions))[0]
+        if scalar or type(value) is not float or out is not None:
+            return perf_counter() - start
+        scalar = True
+
+
+def _ones_like(value):
+    if isinstance(value, tuple):
+        return tuple(map(_ones_like, value))
+    return np.ones(np.shape(value)) if np.ndim(value) else 1.0
+
+
 class Pullback:
     """The pullback that `srcad.vjp` returns: called with a cotangent of the output, it
     gives the cotangents of the differentiated inputs, running only the reverse sweep over

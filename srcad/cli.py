@@ -2,7 +2,9 @@
 
 `python -m srcad show file.py:func [--wrt 0,1] [--types float,1d] [--mode rev|fwd] [--color]`
 prints the generated module; `python -m srcad check file.py:func --args 0.5,[1,2,3]` prints
-the gradient beside central finite differences and exits 1 when they disagree.
+the gradient beside central finite differences and exits 1 when they disagree;
+`python -m srcad precompile file.py:func --args ...` compiles its sweeps into the cache, and
+`python -m srcad cache [--clear]` says where the cache is and how big (or empties it).
 """
 import argparse
 import ast
@@ -12,6 +14,7 @@ import sys
 
 import numpy as np
 
+from codegen.module import cache_dir
 from srcad.api import GradFunction
 from srcad.display import to_terminal, user_functions
 from srcad.errors import SrcadError
@@ -32,13 +35,20 @@ def parse_type(text):
     raise SrcadError(f"unknown type {text!r}", hint="use float, int, bool, 1d, 2d, 1d-int, ...")
 
 
-def load_function(spec):
+def load_function(spec, prefix="_srcad_cli_"):
+    """The function `spec` names: `path/to/file.py:function`, or `package.module:function`
+    for an importable module. A file is loaded as a module named `prefix` + its name."""
     path, _, name = spec.rpartition(":")
     if not path or not name:
         raise SrcadError(f"expected path/to/file.py:function, got {spec!r}")
+    if not path.endswith(".py") and not os.path.exists(path):
+        module = importlib.import_module(path)
+        if not hasattr(module, name):
+            raise SrcadError(f"module {path} has no function {name!r}")
+        return getattr(module, name)
     if not os.path.exists(path):
         raise SrcadError(f"no such file: {path}")
-    module_name = "_srcad_cli_" + os.path.splitext(os.path.basename(path))[0]
+    module_name = prefix + os.path.splitext(os.path.basename(path))[0]
     spec_ = importlib.util.spec_from_file_location(module_name, path)
     module = importlib.util.module_from_spec(spec_)
     sys.modules[module_name] = module
@@ -190,6 +200,10 @@ def main(argv=None):
     try:
         if args.command == "check":
             return 0 if check(args) else 1
+        if args.command == "cache":
+            return cache(args)
+        if args.command == "precompile":
+            return precompile(args)
         show(args)
     except SrcadError as exc:
         print(f"srcad: error: {exc}", file=sys.stderr)
@@ -204,7 +218,42 @@ def _parser():
     _add_show_command(sub)
     _add_check_command(sub)
     sub.add_parser("demo", help="differentiate an example, check it, print the generated code")
+    c = sub.add_parser("cache", help="the cache directory of generated and compiled modules")
+    c.add_argument("--clear", action="store_true", help="delete everything in it")
+    p = sub.add_parser("precompile", help="compile a function's sweeps into the cache now")
+    p.add_argument("target", help="path/to/file.py:function or package.module:function, as "
+                   "the program that calls it imports it")
+    p.add_argument("--args", nargs="+", required=True, metavar="VALUES",
+                   help="example arguments, as for `check` (their types and ranks count)")
+    p.add_argument("--wrt", default="0", help="positions or names, comma separated (default 0)")
     return parser
+
+
+def cache(args):
+    """Print where the cache directory is and its size; with --clear, empty it."""
+    root = cache_dir()
+    files = [os.path.join(d, f) for d, _, fs in os.walk(root) for f in fs]
+    size = sum(os.path.getsize(f) for f in files if os.path.isfile(f))
+    modules = sum(f.endswith(".py") for f in files)
+    print(f"{root}: {modules} generated modules, {len(files)} files, {size / 1e6:.1f} MB")
+    if args.clear and os.path.isdir(root):
+        import shutil
+
+        for entry in os.listdir(root):
+            path = os.path.join(root, entry)
+            shutil.rmtree(path) if os.path.isdir(path) else os.remove(path)
+        print(f"cleared {root}")
+    return 0
+
+
+def precompile(args):
+    """Compile the sweeps of a function for the example arguments' types."""
+    from srcad.api import precompile as compile_now
+
+    fn = load_function(args.target, prefix="")  # named as `import` names it, for its key
+    seconds = compile_now(fn, *parse_args(args.args), wrt=parse_wrt(args.wrt))
+    print(f"{args.target}: compiled in {seconds:.1f} s, into {cache_dir()}")
+    return 0
 
 
 def _add_show_command(sub):

@@ -7,6 +7,7 @@ import numpy as np
 
 from codegen.jit import compile_failure, compile_module
 from codegen.module import cached_source, load_module, module_name
+from srcad import progress
 from srcad.errors import SrcadError, SrcadWarning
 
 
@@ -96,6 +97,7 @@ class Compiled:
         self.externals = externals  # name in the module -> (object, object for compiled code)
         self.jit, self.on_jit_error = jit, on_jit_error
         self.forward_sweeps = 0  # how many times the forward sweep ran (for tests)
+        self.warm = set()  # the sweeps that have run once (Numba compiles on a first run)
         self._plain = None
         self._lines = None  # line of the module -> (FunctionSource, line of the user's file)
         if jit:
@@ -143,7 +145,7 @@ class Compiled:
         self.forward_sweeps += 1
         name = self.top.fwd_name
         return self._call(lambda module: getattr(module, name)(*args),
-                          lambda: self.forward(args))
+                          lambda: self.forward(args), sweep=name)
 
     def reverse(self, args, tape, d_out):
         """The gradients for cotangent `d_out`, from a tape of `forward(args)`."""
@@ -152,21 +154,32 @@ class Compiled:
             lambda module: getattr(module, rev)(*args, tape, d_out),
             # a tape the plain reverse sweep reads natively
             lambda: self.reverse(args, self.forward(args)[1], d_out),
-            lambda plain: getattr(plain, rev)(*args, getattr(plain, fwd)(*args)[1], d_out))
+            lambda plain: getattr(plain, rev)(*args, getattr(plain, fwd)(*args)[1], d_out),
+            sweep=rev)
 
     def jvp(self, args, tangents):
         """(value, output tangent) of a forward-mode module."""
         name = self.top.jvp_name
         return self._call(lambda module: getattr(module, name)(*args, *tangents),
-                          lambda: self.jvp(args, tangents))
+                          lambda: self.jvp(args, tangents), sweep=name)
 
-    def _call(self, run, again, rerun=None):
+    def _call(self, run, again, rerun=None, sweep=None):
         """`run(module)` for the module that runs now. When Numba cannot compile it, falls
         back to plain Python and returns `again()`; any other exception is raised at the
-        user's line (`rerun(plain)` runs the same sweep from the start; default `run`)."""
+        user's line (`rerun(plain)` runs the same sweep from the start; default `run`).
+        The first compiled run of a `sweep` is where Numba compiles it: one that takes
+        long says so (see `srcad.progress`)."""
         module = self.module
         try:
-            return run(module)
+            if sweep in self.warm:
+                return run(module)
+            if module is self._plain:
+                out = run(module)
+            else:
+                with progress.compiling(f"`{sweep}`"):
+                    out = run(module)
+            self.warm.add(sweep)
+            return out
         except Exception as exc:  # noqa: BLE001  (re-raised as it is, at the user's line)
             if compile_failure(exc) and module is not self.plain:
                 self.fall_back(module, exc)

@@ -23,7 +23,7 @@ import numpy as np
 
 from codegen.fingerprint import packages_digest, read
 from codegen.module import load_record, save_record, with_key
-from srcad import custom
+from srcad import custom, progress
 from srcad.compiled import Compiled
 from srcad.errors import SrcadWarning
 from srcad.kinds import Kind
@@ -150,7 +150,8 @@ class Derivative:
             if record is not None:
                 compiled = Compiled.from_record(record, transform, self.jit, self.on_jit_error)
         if compiled is None:
-            program, top = self.transform(fn, kinds, mode)
+            with progress.transforming(f"`{self.name}` ({mode} mode)"):
+                program, top = self.transform(fn, kinds, mode)
             compiled = Compiled(_Keyed(program, digest), top, self.jit, self.on_jit_error)
             record = compiled.record()
             if record_key and record:
@@ -250,6 +251,8 @@ class Fast:
 
     def forward(self, args):
         """(value, tape)."""
+        if self.fwd not in self.compiled.warm:  # its first run compiles: through Compiled
+            return self.compiled.forward(args)
         try:
             result = getattr(self.compiled.module, self.fwd)(*args)
         except Exception:  # noqa: BLE001  (reported by the same call through Compiled)
@@ -259,6 +262,8 @@ class Fast:
 
     def reverse(self, args, tape, d_out):
         """The gradients for cotangent `d_out`, from a tape of `forward(args)`."""
+        if self.rev not in self.compiled.warm:
+            return self.compiled.reverse(args, tape, d_out)
         try:
             return getattr(self.compiled.module, self.rev)(*args, tape, d_out)
         except Exception:  # noqa: BLE001
@@ -271,6 +276,8 @@ class Fast:
 
     def jvp(self, args, tangents):
         """(value, output tangent) of a forward-mode module."""
+        if self.tangent not in self.compiled.warm:
+            return self.compiled.jvp(args, tangents)
         try:
             return getattr(self.compiled.module, self.tangent)(*args, *tangents)
         except Exception:  # noqa: BLE001
