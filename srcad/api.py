@@ -7,18 +7,15 @@ A derivative is made once per function and options in a process (see
 (`srcad.grad(f)`) checks on every call, in about a microsecond, that the code it was made
 from is still the code: `f.__code__`, `f.__defaults__` and `__kwdefaults__`, its closure
 cells, and the same for every helper it calls (static and class methods too), the global
-names and class attributes bound to those helpers and classes, and whether a custom rule
-(`srcad.defvjp`, `srcad.defjvp`) was registered since. When one of them is another
-object than before (a function or cell redefined, a default reassigned, a rule
-registered), the next call transforms again. Values the transformation folds into the
-generated code as constants are frozen in a gradient object, as Numba freezes the
-globals of a compiled function: module-level constants, module attributes, class and
-enum attributes that are not functions, function attributes. Checking all of them on
-every call would cost more than the call, and a constant is meant to stay one. A new
-derivative (`srcad.grad(f)` again, and every call of `srcad.vjp`, `srcad.jvp`,
-`srcad.hvp`) checks those too, so it sees their current values. An object is compared
-by identity, not by value: an array changed in place, or a mutable object's attribute
-set, is not seen (srcad refuses global arrays; pass them as arguments).
+names and class attributes bound to those helpers and classes, whether a custom rule
+(`srcad.defvjp`, `srcad.defjvp`) was registered since, and the values the transformation
+folded into the generated code as constants (module-level constants, module attributes,
+class and enum attributes that are not functions, function attributes). When one of them
+is another object than before (a function or cell redefined, a default or a constant
+reassigned, a rule registered), the next call transforms again, or loads the module made
+before for those values. An object is compared by identity, not by value: an array
+changed in place, or a mutable object's attribute set, is not seen (srcad refuses global
+arrays; pass them as arguments).
 """
 import sys
 
@@ -56,10 +53,10 @@ class GradFunction:
         self.__doc__ = self.derivative.docs[with_value]
 
     def current(self):
-        """The derivative to run: the same as before while the code it was made from is
-        unchanged (see the module's docstring), else a new one."""
+        """The derivative to run: the same as before while the code it was made from, and
+        every value it read, is unchanged (see the module's docstring), else a new one."""
         d = self.derivative
-        if not d.reading.code_unchanged(self.fn):
+        if not d.reading.unchanged(self.fn):
             d = self.derivative = derivatives.derivative(
                 self.fn, self.wrt, self.jit, self.on_jit_error, self.scalar_output, self.out)
         return d
@@ -197,7 +194,7 @@ class GradFunction:
         d = self.derivative
         fast = d.fast.get("rev")
         if fast is None or kwargs or not fast.accepts(args) or \
-                not d.reading.code_unchanged(self.fn):
+                not d.reading.unchanged(self.fn):
             args = self._bind(args, kwargs)
             fast = self.runner(args)
         self.last = fast.compiled

@@ -163,6 +163,17 @@ def test_a_new_gradient_sees_a_class_attribute_changed(tmp_path):
     assert srcad.grad(user.f_class)(0.5) == pytest.approx(5.0)
 
 
+@pytest.mark.parametrize("jit", [False, True])
+def test_the_same_gradient_object_sees_constants_changed(tmp_path, jit):
+    user = _load(tmp_path, f"user_for_constants_{jit}", USER.format(**BASE))
+    g_class, g_enum = srcad.grad(user.f_class, jit=jit), srcad.grad(user.f_enum, jit=jit)
+    assert g_class(0.5) == pytest.approx(2.0) and g_enum(0.5) == pytest.approx(3.0)
+    user.Cfg.SCALE = 5.0
+    user.Mode = __import__("enum").Enum("Mode", {"X": 7.0})
+    assert g_class(0.5) == pytest.approx(5.0)
+    assert g_enum(0.5) == pytest.approx(7.0)
+
+
 def test_a_rule_registered_again_is_used_with_jit():
     def cube(x):
         return x * x * x
