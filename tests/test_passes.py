@@ -1115,6 +1115,18 @@ def test_infer_kinds_bool_argument_promotes():
     assert ctx.kinds["b"] == INT
 
 
+def masked_reads(X, v):
+    rows = X[v > 0.0]
+    cols = X[:, X[0] > 0.0]
+    picked = X[X > 0.0]
+    return np.sum(rows) + np.sum(cols) + np.sum(picked)
+
+
+def test_infer_kinds_of_boolean_masks():
+    ctx = analyzed(masked_reads, (F2, F1), [])
+    assert (ctx.kinds["rows"], ctx.kinds["cols"], ctx.kinds["picked"]) == (F2, F2, F1)
+
+
 def rank_change(x, xs):
     y = x
     y = xs  # rank changes

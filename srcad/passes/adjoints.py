@@ -156,8 +156,11 @@ class Adjoints:
         return [gast.AugAssign(target=target, op=gast.Add(), value=ir.name(self.ctx.d(t)))]
 
     def fancy(self, index):
+        """Whether `index` is a 1-d integer array (a boolean mask is not: it selects each
+        element once, so `d_x[m] += d_t` is exact)."""
         parts = index.elts if isinstance(index, gast.Tuple) else [index]
-        fancy = [p for p in parts if isinstance(p, gast.Name) and self.ctx.kinds[p.id].is_array]
+        fancy = [p for p in parts if isinstance(p, gast.Name) and self.ctx.kinds[p.id].is_array
+                 and self.ctx.kinds[p.id].dtype != "b"]
         if fancy and len(parts) > 1:
             raise self.ctx.fsrc.error("an integer-array index mixed with other indices",
                                       self.ctx.current, "index with one 1-d integer array")

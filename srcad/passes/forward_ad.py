@@ -10,6 +10,7 @@ from srcad.kinds import dummy
 from srcad.passes import ir
 from srcad.passes.activity import bound_args
 from srcad.passes.call_adjoints import arguments_text, custom_rule, specialized
+from srcad.passes.spell_masks import SpellMasks
 
 
 def _stmts(text):
@@ -103,7 +104,7 @@ class ForwardAD:
             res, tan = f"({res},)", f"({tan},)"
         out += _stmts(f"return {res}, {tan}")
         params = self.params + [self.t(p) for p in self.wrt]
-        return _function(self.name, params, out)
+        return SpellMasks(self.ctx.kinds).run(_function(self.name, params, out))
 
     def block(self, stmts):
         out = []

@@ -9,6 +9,10 @@ from srcad.rules import registry
 _OPS = {gast.Add: "+", gast.Mult: "*", gast.Sub: "-", gast.Div: "/", gast.FloorDiv: "//",
         gast.Mod: "%", gast.Pow: "**", gast.MatMult: "@"}
 
+_MASKS_HINT = ("to select with two tests, select in steps (`y = x[x > a]`, then `y[y < b]`), "
+               "or write one test (`np.abs(x - c) < r` for `(x > c - r) & (x < c + r)`)")
+_HINTS = {gast.BitAnd: _MASKS_HINT, gast.BitOr: _MASKS_HINT, gast.BitXor: _MASKS_HINT}
+
 
 class InferKinds:
     """Analysis: `ctx.kinds[name]`, one kind per variable over the whole function.
@@ -66,8 +70,9 @@ class InferKinds:
                 for t, k in zip(target.elts, items):
                     self.set(t.id, k, s)
             else:  # element write
-                self.expr(s.value)
+                value = self.expr(s.value)
                 self.ctx.item_kinds[s] = self.kind_Subscript(target)
+                self.masked_write(target, value, self.ctx.item_kinds[s], s)
                 listed = self.expr(target.value)
                 if isinstance(listed, Kind) and listed.listed and not listed.is_float:
                     raise self.error(f"a write into a {listed}, which srcad holds as an "
@@ -123,7 +128,13 @@ class InferKinds:
             return None
         for p in rule.params[1:]:
             k.setdefault(p, None)
-        result = rule.kind(k, bound)
+        try:
+            result = rule.kind(k, bound)
+        except UnsupportedError as exc:  # a rule refusing these kinds: at the user's line
+            if exc.filename is not None:
+                raise
+            message = str(exc).removesuffix(f"\n  hint: {exc.hint}" if exc.hint else "")
+            raise self.error(message, self.node, exc.hint) from None
         return result.with_() if isinstance(result, Kind) and result.listed else result
 
     def no_lists(self, operands, what):
@@ -143,7 +154,8 @@ class InferKinds:
                 type(e.op), f"`{symbol}` is not defined on lists"))
         rule = registry.by_name("op." + type(e.op).__name__)
         if rule is None:
-            raise self.error(f"the operator `{type(e.op).__name__}` is not supported", self.node)
+            raise self.error(f"the operator `{type(e.op).__name__}` is not supported", self.node,
+                             _HINTS.get(type(e.op)))
         return self.rule_kind(rule, {"x": e.left, "y": e.right})
 
     def kind_UnaryOp(self, e):
@@ -152,7 +164,11 @@ class InferKinds:
             return BOOL
         self.no_lists([e.operand], "unary `-` is not defined on lists")
         if isinstance(e.op, gast.Invert):
-            raise self.error("`~` is not supported", self.node, "use np.logical_not")
+            rule = registry.by_name("op.Invert")
+            if rule is None:
+                raise self.error("`~` is not supported", self.node,
+                                 "write the opposite comparison: `x <= t` for `~(x > t)`")
+            return self.rule_kind(rule, {"x": e.operand})
         return k.with_(dtype="i") if isinstance(k, Kind) and k.dtype == "b" else k
 
     def kind_Compare(self, e):
@@ -184,9 +200,16 @@ class InferKinds:
             raise self.error(f"cannot index a {k}", self.node)
         if k.listed:
             return self.list_item(k, e.slice)
+        if any(self.expr(p) is None for p in parts):
+            return None  # an index assigned later in a loop: a mask, say
+        if any(_is_mask(self.expr(p)) for p in parts):
+            return self.masked_kind(k, parts)
         ndim = k.ndim
         for p in parts:
             pk = self.expr(p)
+            if pk == BOOL:
+                raise self.error("indexing with a bool, which NumPy reads as a new axis "
+                                 "(not as 0 or 1)", self.node, "convert it with int(...)")
             if isinstance(pk, Kind) and pk.ndim == 0:
                 ndim -= 1
             elif isinstance(pk, Kind) and pk.ndim == 1 and pk.dtype == "i":
@@ -199,6 +222,36 @@ class InferKinds:
         if ndim < 0:
             raise self.error("too many indices", self.node)
         return k.with_(ndim=ndim)
+
+    def masked_kind(self, k, parts):
+        """What `x[m]` is for a boolean array `m` and an array `x` of kind `k`: the 1-d
+        array of the elements a mask of x's shape selects, or, for a 1-d mask along one
+        axis of a 2-d array, the rows (`x[m]`, `x[m, :]`) or columns (`x[:, m]`) it
+        keeps."""
+        m = next(self.expr(p) for p in parts if _is_mask(self.expr(p)))
+        whole = [isinstance(p, gast.Slice) and p.lower is None and p.upper is None
+                 and p.step is None for p in parts]
+        if len(parts) == 1 and m.ndim == k.ndim:
+            return k.with_(ndim=1)
+        if k.ndim == 2 and m.ndim == 1 and (len(parts) == 1 or len(parts) == 2 and any(whole)):
+            return k.with_()
+        what = f"a {k} indexed with a {m} mask" + (" and other indices" if len(parts) > 1
+                                                   else "")
+        raise self.error(f"{what} is not supported", self.node,
+                         "a mask has the shape of the array it selects from (`x[x > 0.0]`), "
+                         "or is 1-d along one axis of a 2-d array, with `:` for the other "
+                         "(`X[m, :]`, `X[:, m]`); to index the selection further, name it "
+                         "first: `y = x[m]`, then `y[i]`")
+
+    def masked_write(self, target, value, item, s):
+        """Refuse `x[m] = v` (for a boolean array `m`) with a `v` of more dimensions than
+        the selection it is written into."""
+        parts = target.slice.elts if isinstance(target.slice, gast.Tuple) else [target.slice]
+        if isinstance(value, Kind) and isinstance(item, Kind) and value.ndim > item.ndim \
+                and any(_is_mask(self.expr(p)) for p in parts):
+            raise self.error(f"a {value} written into the {item} that a mask selects",
+                             s, "write a number, or an array of the selection's shape "
+                             "(`x[m] = y[m]`)")
 
     def list_item(self, k, index):
         """What `x[index]` is for a list `x` of kind `k`: one index, an integer (an item)
@@ -249,3 +302,7 @@ class InferKinds:
             return callee.return_kind
         except SrcadError:
             return Kind("f", max((getattr(k, "ndim", 0) for k in arg_kinds), default=0))
+
+
+def _is_mask(kind):
+    return isinstance(kind, Kind) and kind.dtype == "b" and kind.ndim > 0

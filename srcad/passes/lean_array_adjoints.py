@@ -89,7 +89,7 @@ def _shaped_value(s, d, v):
         return None
     g = e.args[0]
     fresh = isinstance(g, (gast.BinOp, gast.UnaryOp)) or (
-        isinstance(g, gast.Call) and ir.dotted_text(g.func) == "rt.select")
+        isinstance(g, gast.Call) and ir.dotted_text(g.func) in ("rt.select", "rt.masked"))
     if may_return_first and not fresh:  # g itself may come back: copy it
         return gast.Call(func=gast.Attribute(value=e, attr="copy", ctx=gast.Load()),
                          args=[], keywords=[])

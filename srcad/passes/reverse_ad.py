@@ -10,6 +10,7 @@ from srcad.passes import ir
 from srcad.passes.adjoints import Adjoints
 from srcad.passes.call_adjoints import CallAdjoints
 from srcad.passes.loop_replay import LoopReplay
+from srcad.passes.spell_masks import SpellMasks, mask_of
 from srcad.passes.tape_layout import TapeLayout
 from srcad.rules import registry
 
@@ -119,7 +120,9 @@ class ReverseAD(TapeLayout, LoopReplay, CallAdjoints):
             out += self.push(self.stack(t, self.ctx.kinds[t]), self.kept(t))
         target = s.targets[0]
         if isinstance(target, gast.Subscript) and target.value.id in self.ctx.elem_saved:
-            out += self.push(self.elem_stack(s), self.item_source(target, s))
+            # at the user's line: reading the element is where a bad index fails first
+            out += [gast.copy_location(st, s) for st in
+                    self.push(self.elem_stack(s), self.item_source(target, s))]
         call = self.user_call(s)
         if call is None and s in self.ctx.materialize:  # a view of an array written later
             copied = gast.Call(func=gast.Attribute(value=s.value, attr="copy", ctx=gast.Load()),
@@ -150,7 +153,8 @@ class ReverseAD(TapeLayout, LoopReplay, CallAdjoints):
         from codegen import to_source
         text = to_source(gast.Expr(value=gast.Subscript(
             value=target.value, slice=target.slice, ctx=gast.Load()))).strip()
-        return text + ".copy()" if self.ctx.item_kinds[s].ndim else text
+        view = self.ctx.item_kinds[s].ndim and not mask_of(target.slice, self.ctx.kinds)
+        return text + ".copy()" if view else text
 
     # reverse sweep
 
@@ -284,7 +288,9 @@ class ReverseAD(TapeLayout, LoopReplay, CallAdjoints):
         self.ctx.stacked = bool(self.stacks)
         self.last_line = None
         rev_body = self.reverse(body[:-1])
-        return self.build_fwd(fnode, fwd_body), self.build_rev(fnode, rev_body)
+        spell = SpellMasks(self.ctx.kinds)
+        return spell.run(self.build_fwd(fnode, fwd_body)), \
+            spell.run(self.build_rev(fnode, rev_body))
 
     def assigned(self):
         """Names the body assigns; loop variables only where read outside their loop
@@ -367,14 +373,15 @@ class ReverseAD(TapeLayout, LoopReplay, CallAdjoints):
         return self.function(self.fwd_name, self.params, pre + body + ret)
 
     def may_be_views(self):
-        """Variables assigned a slice, a transpose or a reshape of another array."""
-        out = set()
+        """Variables assigned a slice, a transpose or a reshape of another array (a
+        boolean mask's selection is a new array)."""
+        out, kinds = set(), self.ctx.kinds
         for node in gast.walk(gast.Module(body=self.ctx.fnode.body, type_ignores=[])):
             if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name):
                 v = node.value
-                sliced = isinstance(v, gast.Subscript) and (
+                sliced = isinstance(v, gast.Subscript) and not mask_of(v.slice, kinds) and (
                     any(isinstance(p, gast.Slice) for p in gast.walk(v.slice))
-                    or getattr(self.ctx.kinds.get(node.targets[0].id), "ndim", 0) > 0)
+                    or getattr(kinds.get(node.targets[0].id), "ndim", 0) > 0)
                 viewed = isinstance(v, gast.Call) and registry.is_view(ir.dotted_text(v.func))
                 if sliced or viewed or isinstance(v, gast.Name):
                     out.add(node.targets[0].id)

@@ -26,6 +26,7 @@ from srcad.runtime.elementwise import (
     within,
 )
 from srcad.runtime.failures import fail
+from srcad.runtime.masks import add_masked, masked, set_masked
 from srcad.runtime.products import (
     cholesky_adjoint,
     cholesky_tangent,
