@@ -87,3 +87,16 @@ def rows_and_columns(a, k):
 def test_a_list_index_beside_a_slice_is_refused():
     with pytest.raises(srcad.SrcadError, match="integer-array index mixed"):
         srcad.grad(rows_and_columns, jit=False)(np.ones((3, 2)), 1)
+
+
+def tuple_held_index(a, i):
+    t = (2, i)
+    return a[t] * 2.0 + np.sum(a[(0, 1)])
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_a_tuple_in_a_variable_indexes_as_its_items(jit):
+    args = (_W * 0.3 + 0.1, 1)
+    value, grad = srcad.value_and_grad(tuple_held_index, jit=jit)(*args)
+    assert value == tuple_held_index(*args)
+    np.testing.assert_allclose(grad, fd_grad(tuple_held_index, args, 0), rtol=1e-6, atol=1e-9)

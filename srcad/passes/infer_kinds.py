@@ -205,8 +205,11 @@ class InferKinds:
         if any(_is_mask(self.expr(p)) for p in parts):
             return self.masked_kind(k, parts)
         ndim = k.ndim
+        index_kinds = []  # a tuple held in a variable indexes as its items: `t = (i, j); x[t]`
         for p in parts:
             pk = self.expr(p)
+            index_kinds += list(pk.items) if isinstance(pk, TupleKind) else [pk]
+        for pk in index_kinds:
             if pk == BOOL:
                 raise self.error("indexing with a bool, which NumPy reads as a new axis "
                                  "(not as 0 or 1)", self.node, "convert it with int(...)")
@@ -216,7 +219,7 @@ class InferKinds:
                 pass
             elif pk == NONE:
                 ndim += 1
-            elif isinstance(pk, Kind):
+            elif pk is not None and pk != OtherKind("slice"):
                 raise self.error(f"indexing with a {pk} is not supported", self.node,
                                  "index with integers, slices or a 1-d integer array")
         if ndim < 0:
