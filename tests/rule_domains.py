@@ -6,8 +6,11 @@ hand-written case.
 """
 from dataclasses import dataclass
 
+import gast
 import numpy as np
 
+from srcad.errors import SrcadError
+from srcad.kinds import NONE, of_value
 from srcad.rules import registry
 
 _FRACTIONS = np.array([0.13, 0.41, 0.67, 0.89])
@@ -41,6 +44,13 @@ class Point:
     like_first: bool
 
 
+def is_range(value):
+    """Whether a domain's `value` is a range (lo, hi) to draw floats from, not a fixed
+    value (which may be a tuple too: `axis=()`)."""
+    return isinstance(value, tuple) and len(value) == 2 and all(
+        isinstance(v, float) for v in value)
+
+
 def spelling(rule):
     """(the function a user calls, its dotted name): `math.sin`, `np.absolute`."""
     fn = registry.functions_of(rule)[0]
@@ -53,15 +63,17 @@ def points(rule):
     a 1-d and a 2-d array call."""
     fn, _ = spelling(rule)
     given = [p for p in rule.params[1:] if p in rule.domain]
-    floats = tuple(p for p in given if isinstance(rule.domain[p], tuple))
+    floats = tuple(p for p in given if is_range(rule.domain[p]))
 
     def call(draw):
         return {p: draw(k, *rule.domain[p]) if p in floats else rule.domain[p]
                 for k, p in enumerate(given)}
 
     if not rule.broadcast:
-        return [Point("1d", call(lambda k, lo, hi: vec(lo, hi)), floats, False),
-                Point("2d", call(lambda k, lo, hi: grid(lo, hi)), floats, False)]
+        return [point for point in (
+            Point("1d", call(lambda k, lo, hi: vec(lo, hi)), floats, False),
+            Point("2d", call(lambda k, lo, hi: grid(lo, hi)), floats, False))
+            if takes(rule, point.args)]
     out = [Point("scalar", call(lambda k, lo, hi: scal(lo, hi)), floats, True)]
     if getattr(fn, "__module__", None) == "math":
         return out
@@ -73,6 +85,19 @@ def points(rule):
         out.append(Point("array-scalar", call(
             lambda k, lo, hi: vec(lo, hi) if k == 0 else scal(lo, hi)), floats, True))
     return out
+
+
+def takes(rule, args):
+    """Whether `rule` types a call with these arguments: np.fliplr refuses a vector, so
+    its cases are of matrices only."""
+    k = {p: NONE if v is None else of_value(v) for p, v in args.items()}
+    c = {p: gast.parse(repr(v) if not isinstance(v, np.ndarray) else "a", mode="eval").body
+         for p, v in args.items()}
+    try:
+        rule.kind({p: k.get(p) for p in rule.params[1:]}, c)
+    except SrcadError:
+        return False
+    return True
 
 
 def rules_with_domains():

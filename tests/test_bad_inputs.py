@@ -518,8 +518,8 @@ def uses_fft(a):
     return np.sum(np.abs(spec))
 
 
-def uses_sort(a):
-    b = np.sort(a)  # <-
+def uses_partition(a):
+    b = np.partition(a, 1)  # <-
     return np.sum(a * b)
 
 
@@ -728,7 +728,7 @@ CASES = [
     refused(calls_exec_made, lambda: (0.5,), ("made_by_exec",)),
     refused(calls_partial, lambda: (0.5,), ("partial_scaled",)),
     refused(uses_fft, lambda: (_a(0.1, 0.2, 0.3, 0.4),), ("np.fft.fft",)),
-    refused(uses_sort, lambda: (_a(0.1, 0.2, 0.3),), ("np.sort",)),
+    refused(uses_partition, lambda: (_a(0.1, 0.2, 0.3),), ("np.partition",)),
     refused(calls_helper_with_try, lambda: (0.5,), ("try",), where=helper_with_try),
     refused(calls_helper_array_default, lambda: (0.5,), ("default",)),
     refused(calls_helper_writes, lambda: (_a(0.1, 0.2), 0.5), ("writes",)),

@@ -1772,7 +1772,7 @@ def global_array(x):
 
 
 def method_call_other(a):
-    return np.sum(a.cumprod())
+    return np.sum(a.argsort())
 
 
 def ellipsis_index(a):

@@ -268,6 +268,10 @@ DIFF_CASES = [
          {"v": W, "x": np.array([0.3, 0.0, 1.4, -0.8])}, ("v", "x"), "with-zero"),
     Case(rt.prod_tangent, "np.sum(rt.prod_tangent(v, x, 1) * c)",
          {"v": B23, "x": np.abs(A23) + 0.2, "c": V2}, ("v", "x"), "axis1"),
+    Case(rt.sort_tangent, "np.sum(rt.sort_tangent(v, x, 0) * c)",
+         {"v": B23, "x": A23, "c": C23}, ("v", "x"), "axis0"),
+    Case(rt.sort_tangent, "np.sum(rt.sort_tangent(v, x, None) * c)",
+         {"v": B23, "x": A23, "c": V6}, ("v", "x"), "flattened"),
     Case(np.linalg.cholesky, "np.sum(np.linalg.cholesky(a) * c)", {"a": SPD3, "c": SPD3},
          ("a",)),
     Case(np.linalg.norm, "np.linalg.norm(v)", {"v": V3}, ("v",)),
@@ -391,6 +395,8 @@ NONDIFF_CASES = [
     Case(rt.slogdet_sign, "np.sum(a * 0.0) + rt.slogdet_sign(a)", {"a": SPD3}, ("a",)),
     *[Case(mask, f"np.sum(x * 0.0 + rt.{mask.__name__}(x, -0.5, 0.5))", {"x": _X})
       for mask in (rt.within, rt.clip_low, rt.clip_high)],
+    *[Case(mask, f"np.sum(x * 0.0 + rt.{mask.__name__}(x, 0.3))", {"x": _X})
+      for mask in (rt.fmax_first, rt.fmin_first)],
     Case(rt.arange_tstart, "np.sum(x * 0.0 + rt.arange_tstart(x.shape[0], 3.0))", {"x": _X}),
     Case("rt.range_len", "s = 0.0\nfor i in range(int(x)):\n    s = s + x * 0.0\nreturn s",
          {"x": 3.4}, label="loop-bound"),

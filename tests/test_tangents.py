@@ -317,6 +317,8 @@ CASES = [
     Case(rt.prod_tangent, {"v": W, "x": np.array([0.3, 0.0, 1.4, -0.8]), "axis": None},
          "with-zero"),
     Case(rt.prod_tangent, {"v": B23, "x": np.abs(A23) + 0.2, "axis": 1}, "axis1"),
+    Case(rt.sort_tangent, {"v": B23, "a": A23, "axis": 0}, "axis0"),
+    Case(rt.sort_tangent, {"v": B23, "a": A23, "axis": None}, "flattened"),
     # the adjoint, np.diag(d[ans], k), gives a square matrix: wrong for these
     Case(np.diag, {"v": A23}, "non-square"),
     Case(np.diag, {"v": A23.T, "k": -1}, "non-square-k"),
@@ -363,10 +365,16 @@ NUMBA_IDS = {
     "rt.amax-2d", "rt.amax-axis0", "rt.amin-axis-negative", "rt.amin-1d-axis0",
     "np.dot-scalar-array", "np.dot-2d-2d", "np.dot-1d-1d", "np.transpose", "rt.reshape",
     "np.ravel-non-contiguous", "rt.flatten", "np.copy", "np.concatenate-axis1",
-    "np.stack-axis1", "np.array-scalars", "np.full-2d", "np.linspace", "np.arange-step",
+    "np.stack-axis1", "rt.array-scalars", "np.full-2d", "np.linspace", "np.arange-step",
     "np.arange-stop-only", "np.linalg.solve-vector", "np.linalg.solve-matrix", "np.linalg.inv",
     "np.linalg.det", "np.linalg.cholesky", "np.linalg.norm-vector", "np.outer", "np.trace",
     "np.diag-vector-k", "np.diag-matrix",
+    # shapes, sorting, running products, averages (their runtime helpers)
+    "rt.diff-2d", "rt.flip-2d", "np.fliplr-2d", "rt.tile-2d", "rt.repeat-2d", "rt.sort-2d",
+    "rt.sort_tangent-axis0", "rt.cumprod-2d", "rt.atleast_3d-1d", "rt.expand_dims-2d",
+    "rt.squeeze-2d", "np.triu-1d", "np.asarray-2d", "rt.average-2d", "rt.ptp-2d",
+    "np.fmax-array-scalar", "np.logaddexp2-2d", "np.fabs-scalar", "rt.gamma-scalar",
+    "math.copysign-scalar",
 }
 
 # ---------------------------------------------------------------------------

@@ -1,2 +1,12 @@
 """Derivative rules, one module per namespace; importing this package registers them all."""
-from srcad.rules import builtins, linalg, math, numpy, operators, registry, runtime  # noqa: F401
+from srcad.rules import (  # noqa: F401
+    builtins,
+    linalg,
+    math,
+    numpy,
+    numpy_reductions,
+    numpy_shapes,
+    operators,
+    registry,
+    runtime,
+)

@@ -202,5 +202,87 @@ def fabs_tangent(ans, x):
     t[ans] = t[x] * np.sign(x)
 
 
+@adjoint(math.log2, rt.log2, kind=scalar_float, name="rt.log2", domain=(0.2, 3.0))
+def log2(ans, x):
+    d[x] += d[ans] / (x * 0.6931471805599453)  # ln 2
+
+
+@tangent(math.log2)
+def log2_tangent(ans, x):
+    t[ans] = t[x] / (x * 0.6931471805599453)
+
+
+@adjoint(math.log10, rt.log10, kind=scalar_float, name="rt.log10", domain=(0.2, 3.0))
+def log10(ans, x):
+    d[x] += d[ans] / (x * 2.302585092994046)  # ln 10
+
+
+@tangent(math.log10)
+def log10_tangent(ans, x):
+    t[ans] = t[x] / (x * 2.302585092994046)
+
+
+@adjoint(math.degrees, kind=scalar_float, domain=(-2.0, 2.0), linear=True)
+def degrees(ans, x):
+    d[x] += d[ans] * 57.29577951308232  # 180 / pi
+
+
+@adjoint(math.radians, kind=scalar_float, domain=(-90.0, 90.0), linear=True)
+def radians(ans, x):
+    d[x] += d[ans] * 0.017453292519943295  # pi / 180
+
+
+# the magnitude of x with the sign of y: its slope in x is +1 or -1, in y zero (but at 0)
+@adjoint(math.copysign, kind=scalar_float, domain={"x": (0.2, 2.0), "y": (-2.0, -0.5)})
+def copysign(ans, x, y):
+    d[x] += d[ans] * math.copysign(1.0, x) * math.copysign(1.0, y)
+
+
+@tangent(math.copysign)
+def copysign_tangent(ans, x, y):
+    t[ans] = t[x] * math.copysign(1.0, x) * math.copysign(1.0, y)
+
+
+@adjoint(math.erf, kind=scalar_float, domain=(-2.0, 2.0))
+def erf(ans, x):
+    d[x] += d[ans] * 1.1283791670955126 * math.exp(-x * x)  # 2 / sqrt(pi)
+
+
+@tangent(math.erf)
+def erf_tangent(ans, x):
+    t[ans] = t[x] * 1.1283791670955126 * math.exp(-x * x)
+
+
+@adjoint(math.erfc, kind=scalar_float, domain=(-2.0, 2.0))
+def erfc(ans, x):
+    d[x] += -d[ans] * 1.1283791670955126 * math.exp(-x * x)
+
+
+@tangent(math.erfc)
+def erfc_tangent(ans, x):
+    t[ans] = -t[x] * 1.1283791670955126 * math.exp(-x * x)
+
+
+# gamma'(x) = gamma(x) psi(x), psi being the digamma function, the slope of lgamma
+@adjoint(math.gamma, rt.gamma, kind=scalar_float, name="rt.gamma", domain=(0.3, 4.0))
+def gamma(ans, x):
+    d[x] += d[ans] * ans * rt.digamma(x)
+
+
+@tangent(math.gamma)
+def gamma_tangent(ans, x):
+    t[ans] = t[x] * ans * rt.digamma(x)
+
+
+@adjoint(math.lgamma, rt.lgamma, kind=scalar_float, name="rt.lgamma", domain=(0.3, 4.0))
+def lgamma(ans, x):
+    d[x] += d[ans] * rt.digamma(x)
+
+
+@tangent(math.lgamma)
+def lgamma_tangent(ans, x):
+    t[ans] = t[x] * rt.digamma(x)
+
+
 for _fn in (math.floor, math.ceil, math.trunc):
     nondiff(_fn, getattr(rt, _fn.__name__), kind=scalar_int, name="rt." + _fn.__name__)

@@ -1,5 +1,5 @@
-"""Rules for NumPy: elementwise functions (with broadcasting), reductions, products,
-reshaping and joining, and constructors (which have no derivative)."""
+"""Rules for NumPy: elementwise functions (with broadcasting) and products. Reductions are
+in `numpy_reductions`, shapes, joins, sorting and constructors in `numpy_shapes`."""
 import gast
 import numpy as np
 
@@ -265,6 +265,29 @@ def hypot_tangent(ans, x, y):
     t[ans] = t[x] * x / ans + t[y] * y / ans
 
 
+# log(exp(x) + exp(y)): each operand's share of the sum
+@adjoint(np.logaddexp, kind=ty.elementwise, domain=(-2.0, 2.0))
+def logaddexp(ans, x, y):
+    d[x] += d[ans] * np.exp(x - ans)
+    d[y] += d[ans] * np.exp(y - ans)
+
+
+@tangent(np.logaddexp)
+def logaddexp_tangent(ans, x, y):
+    t[ans] = t[x] * np.exp(x - ans) + t[y] * np.exp(y - ans)
+
+
+@adjoint(np.logaddexp2, kind=ty.elementwise, domain=(-2.0, 2.0))
+def logaddexp2(ans, x, y):
+    d[x] += d[ans] * np.exp2(x - ans)
+    d[y] += d[ans] * np.exp2(y - ans)
+
+
+@tangent(np.logaddexp2)
+def logaddexp2_tangent(ans, x, y):
+    t[ans] = t[x] * np.exp2(x - ans) + t[y] * np.exp2(y - ans)
+
+
 # NumPy's spellings of the arithmetic operators: `np.multiply(a, b)` is `a * b`
 operator(np.add, gast.Add)
 operator(np.subtract, gast.Sub)
@@ -283,10 +306,20 @@ def absolute_tangent(ans, x):
     t[ans] = t[x] * np.sign(x)
 
 
+# always a float (np.abs of an integer is an integer)
+@adjoint(np.fabs, kind=ty.elementwise, domain=(0.2, 2.0))
+def fabs(ans, x):
+    d[x] += d[ans] * np.sign(x)
+
+
+@tangent(np.fabs)
+def fabs_tangent(ans, x):
+    t[ans] = t[x] * np.sign(x)
+
+
 @adjoint(np.negative, kind=ty.same, domain=(-2.0, 2.0), linear=True)
 def negative(ans, x):
     d[x] += -d[ans]
-
 
 
 @adjoint(np.power, kind=ty.arith)
@@ -333,6 +366,31 @@ def minimum_tangent(ans, x, y):
     t[ans] = rt.select(x <= y, t[x], 0.0) + rt.select(x <= y, 0.0, t[y])
 
 
+# fmax and fmin take the number where the other operand is NaN, and it gets the cotangent
+@adjoint(np.fmax, kind=ty.same, masks=True, domain={"x": (-2.0, 2.0), "y": (-1.5, 2.5)})
+def fmax(ans, x, y):
+    d[x] += rt.select(rt.fmax_first(x, y), d[ans], 0.0)
+    d[y] += rt.select(rt.fmax_first(x, y), 0.0, d[ans])
+
+
+@tangent(np.fmax)
+def fmax_tangent(ans, x, y):
+    t[ans] = (rt.select(rt.fmax_first(x, y), t[x], 0.0)
+              + rt.select(rt.fmax_first(x, y), 0.0, t[y]))
+
+
+@adjoint(np.fmin, kind=ty.same, masks=True, domain={"x": (-2.0, 2.0), "y": (-1.5, 2.5)})
+def fmin(ans, x, y):
+    d[x] += rt.select(rt.fmin_first(x, y), d[ans], 0.0)
+    d[y] += rt.select(rt.fmin_first(x, y), 0.0, d[ans])
+
+
+@tangent(np.fmin)
+def fmin_tangent(ans, x, y):
+    t[ans] = (rt.select(rt.fmin_first(x, y), t[x], 0.0)
+              + rt.select(rt.fmin_first(x, y), 0.0, t[y]))
+
+
 @adjoint(np.clip, rt.clip, kind=ty.same, masks=True, name="rt.clip")
 def clip(ans, x, a_min, a_max):
     d[x] += rt.select(rt.within(x, a_min, a_max), d[ans], 0.0)
@@ -358,17 +416,9 @@ def where_tangent(ans, condition, x, y):
     t[ans] = rt.select(condition, t[x], 0.0) + rt.select(condition, 0.0, t[y])
 
 
-@adjoint(np.array, kind=ty.join_arrays(1), broadcast=False, sequence="stack", sums=False,
-         linear=True)
-def array(ans, arrays):
-    d[arrays] += d[ans]  # a sequence: each element gets its slice of d[ans]
-
-
-
 @adjoint(np.float64, kind=ty.to_float, linear=True)
 def float64(ans, x):
     d[x] += d[ans]
-
 
 
 nondiff(np.sign, np.floor, np.ceil, np.trunc, np.rint, kind=ty.same)
@@ -376,82 +426,6 @@ nondiff(np.round, kind=ty.same, params=("ans", "x", "decimals"), defaults={"deci
 nondiff(np.isnan, np.isinf, np.isfinite, kind=ty.boolean)
 nondiff(np.argmax, np.argmin, kind=ty.reduction("i"), params=("ans", "x", "axis"),
         defaults={"axis": None})
-
-# reductions
-
-
-@adjoint(np.sum, kind=ty.reduction(), broadcast=False, methods=("sum",), linear=True)
-def sum(ans, x, axis=None):
-    d[x] += rt.expand(d[ans], axis)
-
-
-
-@adjoint(np.mean, rt.mean, kind=ty.reduction("f"), broadcast=False, name="rt.mean",
-         methods=("mean",), linear=True)
-def mean(ans, x, axis=None):
-    d[x] += rt.expand(d[ans], axis) / rt.count(x.shape, axis)
-
-
-
-# the deviations from the mean, over `axis`, divided by the count less `ddof`
-@adjoint(np.var, rt.var, kind=ty.reduction("f"), broadcast=False, name="rt.var",
-         methods=("var",), domain={"x": (-2.0, 2.0)})
-def var(ans, x, axis=None, *, ddof=0):
-    d[x] += rt.expand(d[ans], axis) * 2.0 * (x - rt.expand(rt.mean(x, axis), axis)) / (
-        rt.count(x.shape, axis) - ddof)
-
-
-@tangent(np.var)
-def var_tangent(ans, x, axis=None, ddof=0):
-    t[ans] = np.sum(2.0 * (x - rt.expand(rt.mean(x, axis), axis)) * t[x], axis) / (
-        rt.count(x.shape, axis) - ddof)
-
-
-@adjoint(np.std, rt.std, kind=ty.reduction("f"), broadcast=False, name="rt.std",
-         methods=("std",), domain={"x": (-2.0, 2.0)})
-def std(ans, x, axis=None, *, ddof=0):
-    d[x] += rt.expand(d[ans] / ans, axis) * (x - rt.expand(rt.mean(x, axis), axis)) / (
-        rt.count(x.shape, axis) - ddof)
-
-
-@tangent(np.std)
-def std_tangent(ans, x, axis=None, ddof=0):
-    t[ans] = np.sum((x - rt.expand(rt.mean(x, axis), axis)) * t[x], axis) / (
-        (rt.count(x.shape, axis) - ddof) * ans)
-
-
-@adjoint(np.prod, rt.prod, kind=ty.reduction(), broadcast=False, name="rt.prod",
-         methods=("prod",))
-def prod(ans, x, axis=None):
-    d[x] += rt.prod_adjoint(d[ans], x, axis, ans)
-
-
-@tangent(np.prod)
-def prod_tangent(ans, x, axis=None):
-    t[ans] = rt.prod_tangent(t[x], x, axis)
-
-
-# max and min are NaN when an element is, and that NaN gets the cotangent (the first one)
-@adjoint(np.max, np.amax, rt.amax, kind=ty.reduction(), broadcast=False, name="rt.amax",
-         methods=("max",), sums=False)
-def max(ans, x, axis=None):
-    d[x] += rt.select_adjoint(d[ans], x, ans, axis)
-
-
-@tangent(np.max)
-def max_tangent(ans, x, axis=None):
-    t[ans] = rt.select_tangent(t[x], x, ans, axis)
-
-
-@adjoint(np.min, np.amin, rt.amin, kind=ty.reduction(), broadcast=False, name="rt.amin",
-         methods=("min",), sums=False)
-def min(ans, x, axis=None):
-    d[x] += rt.select_adjoint(d[ans], x, ans, axis)
-
-
-@tangent(np.min)
-def min_tangent(ans, x, axis=None):
-    t[ans] = rt.select_tangent(t[x], x, ans, axis)
 
 
 # products
@@ -466,119 +440,3 @@ def dot(ans, x, y):
 @tangent(np.dot, np.matmul)
 def dot_tangent(ans, x, y):
     t[ans] = rt.dot(t[x], y) + rt.dot(x, t[y])
-
-
-# shapes
-
-
-@adjoint(np.transpose, kind=ty.first, broadcast=False, methods=("transpose",), view=True,
-         sums=False, linear=True)
-def transpose(ans, x):
-    d[x] += np.transpose(d[ans])
-
-
-
-@adjoint(np.reshape, rt.reshape, kind=ty.reshape, broadcast=False, name="rt.reshape",
-         methods=("reshape",), view=True, sums=False, linear=True)
-def reshape(ans, x, shape):
-    d[x] += rt.reshape(d[ans], x.shape)
-
-
-
-@adjoint(np.ravel, kind=ty.ravel, broadcast=False, methods=("ravel",), view=True, sums=False,
-         linear=True)
-def ravel(ans, x):
-    d[x] += rt.reshape(d[ans], x.shape)
-
-
-
-# the running sum of the flattened array; its adjoint, the running sum from the end
-@adjoint(np.cumsum, kind=ty.ravel, broadcast=False, methods=("cumsum",), domain=(-2.0, 2.0),
-         linear=True)
-def cumsum(ans, x):
-    d[x] += rt.reshape(np.cumsum(d[ans][::-1])[::-1], x.shape)
-
-
-
-# the elements moved `shift` places along `axis` (of the flattened array without one)
-@adjoint(np.roll, rt.roll, kind=ty.argument("a"), broadcast=False, name="rt.roll", sums=False,
-         linear=True, domain={"a": (-2.0, 2.0), "shift": 1})
-def roll(ans, a, shift, axis=None):
-    d[a] += rt.roll(d[ans], -shift, axis)
-
-
-@adjoint(rt.flatten, kind=ty.ravel, broadcast=False, name="rt.flatten",
-         methods=("flatten",), sums=False, linear=True)
-def flatten(ans, x):
-    d[x] += rt.reshape(d[ans], x.shape)
-
-
-
-@adjoint(np.copy, kind=ty.first, broadcast=False, methods=("copy",), sums=False, linear=True)
-def copy(ans, x):
-    d[x] += d[ans]
-
-
-
-@adjoint(np.concatenate, kind=ty.join_arrays(0), broadcast=False,
-         sequence="concatenate", sums=False, linear=True)
-def concatenate(ans, arrays, axis=0):
-    d[arrays] += rt.split_like(d[ans], arrays, axis)
-
-
-
-@adjoint(np.stack, kind=ty.join_arrays(1), broadcast=False, sequence="stack", sums=False,
-         linear=True)
-def stack(ans, arrays, axis=0):
-    d[arrays] += rt.unstack_like(d[ans], arrays, axis)
-
-
-
-# constructors: values that do not depend on the inputs' values
-
-nondiff(np.zeros, np.ones, np.empty, kind=ty.construct, params=("ans", "shape", "dtype"),
-        defaults={"dtype": None})
-nondiff(np.zeros_like, np.ones_like, np.empty_like, kind=ty.like, params=("ans", "a", "dtype"),
-        defaults={"dtype": None})
-
-
-@adjoint(np.full, kind=ty.full, broadcast=False, sums=False)
-def full(ans, shape, fill_value, dtype=None):
-    d[fill_value] += np.sum(d[ans])
-
-
-@tangent(np.full)
-def full_tangent(ans, shape, fill_value, dtype=None):
-    t[ans] = np.full(shape, t[fill_value])
-
-
-@adjoint(np.linspace, kind=ty.linspace, broadcast=False, sums=False)
-def linspace(ans, start, stop, num=50):
-    d[start] += np.sum(d[ans] * (1.0 - np.linspace(0.0, 1.0, num)))
-    d[stop] += np.sum(d[ans] * np.linspace(0.0, 1.0, num))
-
-
-@tangent(np.linspace)
-def linspace_tangent(ans, start, stop, num=50):
-    t[ans] = (t[start] * (1.0 - np.linspace(0.0, 1.0, num))
-              + t[stop] * np.linspace(0.0, 1.0, num))
-
-
-@adjoint(np.arange, kind=ty.arange, broadcast=False, sums=False)
-def arange(ans, start, stop=None, step=None, dtype=None):
-    d[start] += rt.arange_dstart(d[ans], stop)
-    d[step] += np.sum(d[ans] * np.arange(ans.shape[0]))
-
-
-@tangent(np.arange)
-def arange_tangent(ans, start, stop=None, step=None, dtype=None):
-    t[ans] = (t[start] * rt.arange_tstart(ans.shape[0], stop)
-              + t[step] * np.arange(ans.shape[0]))
-
-
-nondiff(np.eye, kind=ty.matrix, params=("ans", "N", "M", "k", "dtype"),
-        defaults={"M": None, "k": 0, "dtype": None})
-nondiff(np.identity, kind=ty.matrix, params=("ans", "n", "dtype"), defaults={"dtype": None})
-nondiff(np.shape, kind=lambda k, c: __import__("srcad.kinds").kinds.TupleKind(
-    (ty.INT,) * k["x"].ndim), continuous=True)
-nondiff(rt.stop_gradient, kind=ty.first, name="rt.stop_gradient", continuous=True)

@@ -44,8 +44,9 @@ class Rule:
     methods: tuple = ()  # method spellings: `x.sum()` is `np.sum(x)`
     view: bool = False  # the result may share memory with the first argument
     pure: bool = True  # same arguments, same result, no effect (a random draw is not)
-    # where the tests try it: parameter -> (lo, hi) for a float drawn inside, or a fixed
-    # value (an int shift, say); the registry-driven tests make its cases from it
+    # where the tests try it: parameter -> (lo, hi), two floats, for a float drawn inside,
+    # or a fixed value (an int shift, an `axis=()`); the registry-driven tests make its
+    # cases from it
     domain: dict = None
     # its value adds or multiplies many terms (a reduction, a matrix product), which a
     # compiler allowed to reorder arithmetic may round differently (see SafeReassociation)
@@ -54,24 +55,33 @@ class Rule:
     continuous: bool = True
     keyword_only: tuple = ()  # parameters given by keyword only (`ddof` of `np.var`)
 
+    @property
+    def spelled(self):
+        """The name users call the function by (`np.sort` for the rule `rt.sort`)."""
+        functions = functions_of(self)
+        return canonical_name(functions[0]) if functions else self.name
+
     def bind(self, args, keywords, error):
         """Map this call's atoms (gast nodes) to the rule's parameters; None if omitted."""
         bound = {}
         params = self.params[1:]
         positional = [p for p in params if p not in self.keyword_only]
         if len(args) > len(positional):
-            raise error(f"`{self.name}` takes at most {len(positional)} positional arguments "
-                        "here" + (f" (pass {', '.join(self.keyword_only)} by keyword)"
-                                  if self.keyword_only else ""))
+            raise error(f"`{self.spelled}` takes at most {len(positional)} positional "
+                        "arguments here" + (f" (pass {', '.join(self.keyword_only)} by keyword)"
+                                            if self.keyword_only else ""))
         for p, a in zip(positional, args):
             bound[p] = a
         for kw in keywords:
-            if kw.arg not in params or kw.arg in bound:
-                raise error(f"`{self.name}` got an unexpected keyword `{kw.arg}`")
+            if kw.arg not in params:
+                raise error(f"`{self.spelled}` takes no argument `{kw.arg}` in srcad (it takes "
+                            f"{', '.join(params)})")
+            if kw.arg in bound:
+                raise error(f"`{self.spelled}` got its argument `{kw.arg}` twice")
             bound[kw.arg] = kw.value
         for p in params:
             if p not in bound and p not in self.defaults:
-                raise error(f"`{self.name}` is missing its argument `{p}`")
+                raise error(f"`{self.spelled}` is missing its argument `{p}`")
         return bound
 
 
@@ -157,8 +167,9 @@ def adjoint(*objs, kind, name=None, broadcast=None, masks=False, sequence=None, 
     memory (`np.transpose`), `pure=False` a call that must not be merged with an equal
     one (a random draw). `domain` says where the function is smooth enough to test: a
     `(lo, hi)` for every parameter the rule differentiates, or a dict from parameter to
-    `(lo, hi)` or to a fixed value; the registry-driven tests make a rule's cases from it
-    (scalar and array calls of an elementwise rule, 1-d and 2-d arrays of another).
+    `(lo, hi)` (two floats) or to a fixed value; the registry-driven tests make a rule's
+    cases from it (scalar and array calls of an elementwise rule, 1-d and 2-d arrays of
+    another, those its kind takes).
     `sums=True` marks a function whose value adds or multiplies many terms; by default,
     every rule that is not elementwise (`broadcast=False`) is taken to, so a new shape or
     selection function (`np.transpose`, `np.max`) says `sums=False` to let a reverse

@@ -95,8 +95,18 @@ def prod_tangent_tangent(ans, v, x, axis):
               + np.sum(t[x] * rt.prod_tangent_dx(1.0, v, x, axis), axis))
 
 
+# sorting: a tangent taken in the order that sorts `a`, linear in `v`; the order does not
+# move with `a` (but where values tie)
+@adjoint(rt.sort_tangent, kind=ty.sort, broadcast=False, name="rt.sort_tangent", sums=False,
+         linear=True)
+def sort_tangent(ans, v, a, axis=-1):
+    d[v] += rt.sort_adjoint(d[ans], a, axis)
+
+
 # masks and constants that tangent code builds from primal values only
 for _mask in (rt.within, rt.clip_low, rt.clip_high):
     nondiff(_mask, kind=ty.boolean, params=("ans", "x", "lo", "hi"),
             name="rt." + _mask.__name__)
+for _mask in (rt.fmax_first, rt.fmin_first):
+    nondiff(_mask, kind=ty.boolean, params=("ans", "x", "y"), name="rt." + _mask.__name__)
 nondiff(rt.arange_tstart, kind=ty.linspace, params=("ans", "n", "stop"), name="rt.arange_tstart")

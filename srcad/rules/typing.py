@@ -5,7 +5,8 @@ the call's atom, to read constants such as `axis=0` or a shape tuple).
 """
 import gast
 
-from srcad.kinds import BOOL, FLOAT, INT, Kind, TupleKind, promote
+from srcad.errors import UnsupportedError
+from srcad.kinds import BOOL, FLOAT, INT, NONE, Kind, TupleKind, promote
 
 
 def _kinds(k):
@@ -72,11 +73,12 @@ def _axis_count(c):
     return 1
 
 
-def reduction(dtype=None):
-    """sum/prod/max/min/mean: rank drops by the axes reduced (all when `axis` is None)."""
+def reduction(dtype=None, of="x"):
+    """sum/prod/max/min/mean: rank drops by the axes reduced (all when `axis` is None);
+    `of` names the parameter reduced."""
 
     def kind(k, c):
-        x = k["x"]
+        x = k[of]
         n = _axis_count(c)
         d = dtype or ("i" if x.dtype == "b" else x.dtype)
         return Kind(d, 0 if n is None else max(x.ndim - n, 0))
@@ -192,9 +194,179 @@ def join_arrays(extra):
     return kind
 
 
+def shape(k, c):
+    """np.shape(x): a tuple of ints, one per axis."""
+    return TupleKind((INT,) * k["x"].ndim)
+
+
 def to_float(k, c):
     return Kind("f", _ndim(k))
 
 
 def to_int(k, c):
     return Kind("i", _ndim(k))
+
+
+# kinds of shape and axis functions, which refuse the arguments their runtime helpers do
+# not take (raised while the call is typed)
+
+
+def refuse(function, what, hint=None):
+    """The error for a call of `function` (as users spell it) with arguments it takes in
+    NumPy but not in srcad: `what` says which. Raised by a kind function, it names no
+    file and line: InferKinds, which calls kind functions, would add them."""
+    return UnsupportedError(f"`{function}` {what}", hint=hint)
+
+
+def _array(k, param, function, ndim=1):
+    """The kind of array argument `param`, refused when its rank is under `ndim`."""
+    kind = k[param]
+    if not isinstance(kind, Kind) or kind.ndim < ndim:
+        arrays = "an array" if ndim == 1 else f"an array of {ndim} or more dimensions"
+        raise refuse(function, f"takes {arrays} here, not a {kind}")
+    return kind
+
+
+def _axes(k, c, function, param="axis"):
+    """How many axes argument `param` names: None for None (or omitted), 1 for an int,
+    the length of a tuple of ints."""
+    kind = k.get(param)
+    if c.get(param) is None or kind == NONE:
+        return None
+    if isinstance(kind, TupleKind) and all(isinstance(i, Kind) and i.dtype == "i"
+                                           for i in kind.items):
+        return len(kind.items)
+    if isinstance(kind, Kind) and kind.dtype == "i" and kind.ndim == 0:
+        return 1
+    raise refuse(function, f"takes `{param}` as an int or a tuple of ints, not a {kind}")
+
+
+def _one_axis(k, c, function):
+    """How many axes `axis` names (None for None), refusing a tuple of them."""
+    n = _axes(k, c, function)
+    if n is not None and isinstance(k["axis"], TupleKind):
+        raise refuse(function, "takes one `axis` here (an int or None), not a tuple")
+    return n
+
+
+def flipped(function, ndim=1):
+    """np.flip, np.flipud, np.fliplr (`function`): like the array, of `ndim` or more
+    dimensions."""
+
+    def kind(k, c):
+        if "axis" in k:
+            _axes(k, c, function)
+        return _array(k, "m", function, ndim)
+
+    kind.__name__ = "flipped"
+    return kind
+
+
+def diff(k, c):
+    """np.diff(a, n, axis): like `a`, with an int `n`."""
+    a = _array(k, "a", "np.diff")
+    n = k.get("n")
+    if n is not None and not (isinstance(n, Kind) and n.dtype != "f" and n.ndim == 0):
+        raise refuse("np.diff", f"takes an int `n`, not a {n}")
+    _one_axis(k, c, "np.diff")
+    return a
+
+
+def tile(k, c):
+    """np.tile(A, reps): `reps` an int or a tuple of ints, which set the rank."""
+    count = _axes(k, c, "np.tile", "reps")
+    if not count:
+        raise refuse("np.tile", "takes one or more repetitions in `reps`",
+                     "give an int or a nonempty tuple: np.tile(a, 2), np.tile(a, (2, 1))")
+    return Kind(k["A"].dtype, max(k["A"].ndim, count))
+
+
+def repeat(k, c):
+    """np.repeat(a, repeats, axis): a vector without an axis, else like `a`."""
+    a, repeats = k["a"], k["repeats"]
+    if not (isinstance(repeats, Kind) and repeats.dtype != "f" and repeats.ndim <= 1):
+        raise refuse("np.repeat", f"takes `repeats` as an int or a vector of ints, not a "
+                     f"{repeats}")
+    if _one_axis(k, c, "np.repeat") is None:
+        return Kind(a.dtype, 1)
+    return _array(k, "a", "np.repeat")
+
+
+def sort(k, c):
+    """np.sort(a, axis): like `a` along an axis, a vector of all the elements for None."""
+    a = _array(k, "a", "np.sort")
+    if "axis" in c and _one_axis(k, c, "np.sort") is None:
+        return Kind(a.dtype, 1)
+    return a
+
+
+def cumprod(k, c):
+    """np.cumprod(x, axis): like `x` along an axis, a vector for None; bools count as ints."""
+    x = _array(k, "x", "np.cumprod")
+    dtype = "i" if x.dtype == "b" else x.dtype
+    return Kind(dtype, x.ndim if _one_axis(k, c, "np.cumprod") is not None else 1)
+
+
+def average(k, c):
+    """np.average(a, axis, weights): a float, of `a`'s rank less one along an axis; the
+    weights are shaped like `a`, or (along an axis) one per element along it."""
+    a = _array(k, "a", "np.average")
+    n, weights = _one_axis(k, c, "np.average"), k.get("weights")
+    if weights is not None and weights != NONE:
+        ok = isinstance(weights, Kind) and (weights.ndim == a.ndim or (
+            weights.ndim == 1 and n is not None))
+        if not ok:
+            raise refuse("np.average", f"takes weights shaped like the values ({a}), or a "
+                         f"vector of them with an axis, not a {weights}")
+    return Kind("f", 0 if n is None else a.ndim - 1)
+
+
+def at_least(ndim):
+    """np.atleast_1d/2d/3d(a) of one array or number."""
+
+    def kind(k, c):
+        return Kind(k["a"].dtype, max(k["a"].ndim, ndim))
+
+    kind.__name__ = f"at_least_{ndim}"
+    return kind
+
+
+def expand_dims(k, c):
+    """np.expand_dims(a, axis): one more dimension per axis named."""
+    n = _axes(k, c, "np.expand_dims")
+    if n is None:
+        raise refuse("np.expand_dims", "needs an `axis`")
+    return Kind(k["a"].dtype, k["a"].ndim + n)
+
+
+def squeeze(k, c):
+    """np.squeeze(a, axis): one dimension fewer per axis named; the rank of the result
+    must be known before the call runs, so `axis` must be given."""
+    a = _array(k, "a", "np.squeeze")
+    n = _axes(k, c, "np.squeeze")
+    if n is None:
+        raise refuse("np.squeeze", "without `axis` removes the axes of length 1, which srcad "
+                     "cannot know before the function runs", "name the axes to remove: "
+                     "np.squeeze(x, axis=0), x.squeeze(0)")
+    if n >= a.ndim and n:
+        raise refuse("np.squeeze", f"of every axis of a {a} makes a 0-d array",
+                     "index the element instead: x[0]")
+    return Kind(a.dtype, a.ndim - n)
+
+
+def triangle(function):
+    """np.triu, np.tril (`function`) of `m`: like `m`; a vector gives the square whose rows
+    are the vector."""
+
+    def kind(k, c):
+        m = _array(k, "m", function)
+        return Kind(m.dtype, max(m.ndim, 2))
+
+    kind.__name__ = "triangle"
+    return kind
+
+
+def asarray(k, c):
+    """np.asarray(x, dtype): an array like `x` (of that dtype)."""
+    x = _array(k, "x", "np.asarray")
+    return Kind(_dtype_arg(c, x.dtype), x.ndim)

@@ -14,11 +14,29 @@ from srcad.runtime.arrays import (
     strong,
     take_written,
 )
+from srcad.runtime.averages import (
+    average,
+    average_da,
+    average_dw,
+    average_tw,
+)
+from srcad.runtime.axes import (
+    diff,
+    diff_adjoint,
+    flip,
+    repeat,
+    repeat_adjoint,
+    sort,
+    sort_adjoint,
+    sort_tangent,
+)
 from srcad.runtime.elementwise import (
     arange_dstart,
     clip,
     clip_high,
     clip_low,
+    fmax_first,
+    fmin_first,
     log_or_zero,
     pow_dx,
     select,
@@ -47,12 +65,17 @@ from srcad.runtime.python_math import (
     ceil,
     cos,
     cosh,
+    digamma,
     exp,
     expm1,
     floor,
+    gamma,
     int_pow,
+    lgamma,
     log,
     log1p,
+    log2,
+    log10,
     log_base,
     pow,
     sin,
@@ -71,9 +94,26 @@ from srcad.runtime.reductions import (
     prod,
     prod_adjoint,
     prod_adjoint_add,
+    ptp,
     select_adjoint,
     std,
     var,
+)
+from srcad.runtime.scans import (
+    cumprod,
+    cumprod_adjoint,
+    cumprod_tangent,
+)
+from srcad.runtime.shapes import (
+    array,
+    atleast_1d,
+    atleast_2d,
+    atleast_3d,
+    expand_dims,
+    reshape_as,
+    squeeze,
+    tile,
+    tile_adjoint,
 )
 from srcad.runtime.tangents import (
     arange_tstart,

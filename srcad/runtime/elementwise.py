@@ -1,5 +1,5 @@
-"""Elementwise helpers: selection by a mask, power and logarithm derivatives, clipping,
-and the adjoint of broadcasting (`unbroadcast`)."""
+"""Elementwise helpers: selection by a mask (and the masks of np.fmax and np.fmin), power
+and logarithm derivatives, clipping, and the adjoint of broadcasting (`unbroadcast`)."""
 import math
 
 import numpy as np
@@ -213,3 +213,15 @@ def _clip_high(x, lo, hi):
     if _is_none(lo):
         return lambda x, lo, hi: x > hi
     return lambda x, lo, hi: np.maximum(x, lo) > hi
+
+
+@register_jitable(cache=True)
+def fmax_first(x, y):
+    """Where np.fmax(x, y) is `x`: x >= y, or `y` is NaN (fmax takes the other number)."""
+    return (x >= y) | (y != y)
+
+
+@register_jitable(cache=True)
+def fmin_first(x, y):
+    """Where np.fmin(x, y) is `x`: x <= y, or `y` is NaN (fmin takes the other number)."""
+    return (x <= y) | (y != y)

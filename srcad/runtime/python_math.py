@@ -56,6 +56,18 @@ def _log_base(base):
 
 
 @register_jitable(cache=True)
+def log2(x):
+    """math.log2(x): ValueError for x <= 0."""
+    return _math_result(math.log2(x), x, False)
+
+
+@register_jitable(cache=True)
+def log10(x):
+    """math.log10(x): ValueError for x <= 0."""
+    return _math_result(math.log10(x), x, False)
+
+
+@register_jitable(cache=True)
 def log1p(x):
     """math.log1p(x): ValueError for x <= -1."""
     return _math_result(math.log1p(x), x, False)
@@ -113,6 +125,49 @@ def asin(x):
 def acos(x):
     """math.acos(x): ValueError for |x| > 1."""
     return _math_result(math.acos(x), x, False)
+
+
+@register_jitable(cache=True)
+def _pole(x):
+    """Whether `x` is 0 or a negative integer (-inf included): a pole of the gamma function."""
+    return x <= 0.0 and x == np.floor(x)
+
+
+@register_jitable(cache=True)
+def gamma(x):
+    """math.gamma(x): ValueError at 0 and the negative integers, OverflowError above
+    about 171.62."""
+    if _pole(x):
+        raise ValueError("math domain error")
+    return _math_result(math.gamma(x), x, True)
+
+
+@register_jitable(cache=True)
+def lgamma(x):
+    """math.lgamma(x): ValueError at 0 and the negative integers, OverflowError for a
+    finite x whose result overflows."""
+    if _pole(x) and x > -math.inf:
+        raise ValueError("math domain error")
+    return _math_result(math.lgamma(x), x, True)
+
+
+@register_jitable(cache=True)
+def digamma(x):
+    """The digamma function, gamma'(x) / gamma(x): the slope of math.lgamma (NaN at its
+    poles). Reflected to x > 0, moved up to x >= 10 by psi(x) = psi(x + 1) - 1 / x, then
+    the asymptotic series (its first omitted term below 3e-14)."""
+    if _pole(x):
+        return math.nan
+    acc = 0.0
+    if x < 0.0:  # psi(x) = psi(1 - x) - pi / tan(pi x)
+        acc = -math.pi / math.tan(math.pi * x)
+        x = 1.0 - x
+    while x < 10.0:
+        acc -= 1.0 / x
+        x += 1.0
+    f = 1.0 / (x * x)
+    series = f * (1.0 / 12 - f * (1.0 / 120 - f * (1.0 / 252 - f * (1.0 / 240 - f / 132))))
+    return acc + math.log(x) - 0.5 / x - series
 
 
 @register_jitable(cache=True)

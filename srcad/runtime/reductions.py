@@ -1,4 +1,4 @@
-"""Reductions (sum, mean, prod, max, min) and their adjoints, for any axis and layout."""
+"""Reductions (sum, mean, prod, max, min, ptp) and their adjoints, for any axis and layout."""
 
 import numpy as np
 from numba import types
@@ -295,3 +295,14 @@ def amin(x, axis=None):
 _jit_version(prod)(_reduce_2d("prod"))
 _jit_version(amax)(_reduce_2d("max"))
 _jit_version(amin)(_reduce_2d("min"))
+
+
+def ptp(a, axis=None):
+    """np.ptp(a, axis): the range, max less min."""
+    return np.ptp(a, axis)
+
+
+@_jit_version(ptp)
+def _ptp(a, axis=None):
+    return lambda a, axis=None: amax(a, axis) - amin(a, axis)
+

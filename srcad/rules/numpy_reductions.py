@@ -1,0 +1,110 @@
+"""Rules for NumPy's reductions: sums, means and spreads, products, extremes and averages,
+over every element or along an `axis`."""
+import numpy as np
+
+from srcad import runtime as rt
+from srcad.rules import typing as ty
+from srcad.rules.registry import adjoint, tangent
+
+d = None  # templates say d[x] for "the adjoint of x"; they are never run
+t = None  # tangent templates say t[x] for "the tangent of x" (forward mode)
+
+
+@adjoint(np.sum, kind=ty.reduction(), broadcast=False, methods=("sum",), linear=True)
+def sum(ans, x, axis=None):
+    d[x] += rt.expand(d[ans], axis)
+
+
+@adjoint(np.mean, rt.mean, kind=ty.reduction("f"), broadcast=False, name="rt.mean",
+         methods=("mean",), linear=True)
+def mean(ans, x, axis=None):
+    d[x] += rt.expand(d[ans], axis) / rt.count(x.shape, axis)
+
+
+# the deviations from the mean, over `axis`, divided by the count less `ddof`
+@adjoint(np.var, rt.var, kind=ty.reduction("f"), broadcast=False, name="rt.var",
+         methods=("var",), domain={"x": (-2.0, 2.0)})
+def var(ans, x, axis=None, *, ddof=0):
+    d[x] += rt.expand(d[ans], axis) * 2.0 * (x - rt.expand(rt.mean(x, axis), axis)) / (
+        rt.count(x.shape, axis) - ddof)
+
+
+@tangent(np.var)
+def var_tangent(ans, x, axis=None, ddof=0):
+    t[ans] = np.sum(2.0 * (x - rt.expand(rt.mean(x, axis), axis)) * t[x], axis) / (
+        rt.count(x.shape, axis) - ddof)
+
+
+@adjoint(np.std, rt.std, kind=ty.reduction("f"), broadcast=False, name="rt.std",
+         methods=("std",), domain={"x": (-2.0, 2.0)})
+def std(ans, x, axis=None, *, ddof=0):
+    d[x] += rt.expand(d[ans] / ans, axis) * (x - rt.expand(rt.mean(x, axis), axis)) / (
+        rt.count(x.shape, axis) - ddof)
+
+
+@tangent(np.std)
+def std_tangent(ans, x, axis=None, ddof=0):
+    t[ans] = np.sum((x - rt.expand(rt.mean(x, axis), axis)) * t[x], axis) / (
+        (rt.count(x.shape, axis) - ddof) * ans)
+
+
+@adjoint(np.prod, rt.prod, kind=ty.reduction(), broadcast=False, name="rt.prod",
+         methods=("prod",))
+def prod(ans, x, axis=None):
+    d[x] += rt.prod_adjoint(d[ans], x, axis, ans)
+
+
+@tangent(np.prod)
+def prod_tangent(ans, x, axis=None):
+    t[ans] = rt.prod_tangent(t[x], x, axis)
+
+
+# max and min are NaN when an element is, and that NaN gets the cotangent (the first one)
+@adjoint(np.max, np.amax, rt.amax, kind=ty.reduction(), broadcast=False, name="rt.amax",
+         methods=("max",), sums=False)
+def max(ans, x, axis=None):
+    d[x] += rt.select_adjoint(d[ans], x, ans, axis)
+
+
+@tangent(np.max)
+def max_tangent(ans, x, axis=None):
+    t[ans] = rt.select_tangent(t[x], x, ans, axis)
+
+
+@adjoint(np.min, np.amin, rt.amin, kind=ty.reduction(), broadcast=False, name="rt.amin",
+         methods=("min",), sums=False)
+def min(ans, x, axis=None):
+    d[x] += rt.select_adjoint(d[ans], x, ans, axis)
+
+
+@tangent(np.min)
+def min_tangent(ans, x, axis=None):
+    t[ans] = rt.select_tangent(t[x], x, ans, axis)
+
+
+# the range: the cotangent goes to the first maximum, less to the first minimum
+@adjoint(np.ptp, rt.ptp, kind=ty.reduction(of="a"), broadcast=False, name="rt.ptp", sums=False,
+         domain={"a": (-2.0, 2.0)})
+def ptp(ans, a, axis=None):
+    d[a] += (rt.select_adjoint(d[ans], a, rt.amax(a, axis), axis)
+             - rt.select_adjoint(d[ans], a, rt.amin(a, axis), axis))
+
+
+@tangent(np.ptp)
+def ptp_tangent(ans, a, axis=None):
+    t[ans] = (rt.select_tangent(t[a], a, rt.amax(a, axis), axis)
+              - rt.select_tangent(t[a], a, rt.amin(a, axis), axis))
+
+
+# the weighted mean: each value moves it by its weight's share, each weight by its value's
+# distance from it
+@adjoint(np.average, rt.average, kind=ty.average, broadcast=False, name="rt.average",
+         domain={"a": (-2.0, 2.0), "axis": None, "weights": (0.5, 2.0)})
+def average(ans, a, axis=None, weights=None):
+    d[a] += rt.average_da(d[ans], a, axis, weights)
+    d[weights] += rt.average_dw(d[ans], a, axis, weights, ans)
+
+
+@tangent(np.average)
+def average_tangent(ans, a, axis=None, weights=None):
+    t[ans] = rt.average(t[a], axis, weights) + rt.average_tw(t[weights], a, axis, weights, ans)
