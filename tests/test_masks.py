@@ -19,7 +19,6 @@ import numpy as np
 import pytest
 
 import srcad
-from srcad.rules import registry
 from tests.fd import assert_grad_close, fd_grad
 from tests.primal import assert_primal
 
@@ -413,12 +412,21 @@ REFUSALS = [
     pytest.param(calls_relu_in_place, lambda: (_a(1.0, -2.0),), "relu_in_place(y)",
                  ("writes into its argument", "copy"), id="helper_writes_its_argument"),
 ]
-if registry.by_name("op.Invert") is None:
-    REFUSALS.append(pytest.param(inverted_mask, lambda: (_a(1.0, -2.0),), "x[~m]",
-                                 ("~", "x <= t"), id="invert"))
-if registry.by_name("op.BitAnd") is None:
-    REFUSALS.append(pytest.param(two_tests, lambda: (_a(1.0, -2.0), 0.0, 1.0), "&",
-                                 ("BitAnd", "y = x[x > a]"), id="and"))
+
+
+def invert_a_bool(x, flag):
+    return x * ~flag  # <- ~True is -2 in Python
+
+
+def and_of_floats(x, a):
+    return np.sum(x[x & a])
+
+
+REFUSALS += [
+    pytest.param(invert_a_bool, lambda: (1.0, True), "~flag", ("~", "not"), id="invert_bool"),
+    pytest.param(and_of_floats, lambda: (_a(1.0, -2.0), 0.5), "x & a", ("not floats",),
+                 id="and_of_floats"),
+]
 
 
 @pytest.mark.parametrize("func, make_args, marker, words", REFUSALS)
@@ -429,8 +437,6 @@ def test_refused_with_the_line_and_a_rewrite(func, make_args, marker, words):
         assert word in message, f"{word!r} not in:\n{message}"
 
 
-@pytest.mark.skipif(registry.by_name("op.BitAnd") is None or registry.by_name("op.Invert")
-                    is None, reason="needs the rules for `&` and `~` on boolean arrays")
 @pytest.mark.parametrize("jit", [False, True])
 def test_masks_combined_with_and_and_invert(jit):
     x = _a(0.3, -0.7, 1.2, 0.55, -0.1, 0.8)

@@ -423,7 +423,15 @@ def float64(ans, x):
 
 nondiff(np.sign, np.floor, np.ceil, np.trunc, np.rint, kind=ty.same)
 nondiff(np.round, kind=ty.same, params=("ans", "x", "decimals"), defaults={"decimals": 0})
-nondiff(np.isnan, np.isinf, np.isfinite, kind=ty.boolean)
+nondiff(np.isnan, np.isinf, np.isfinite, np.logical_not, kind=ty.boolean)
+# comparisons and logic: values without gradients, as their operators are
+nondiff(np.less, np.less_equal, np.greater, np.greater_equal, np.equal, np.not_equal,
+        np.logical_and, np.logical_or, np.logical_xor, kind=ty.boolean, params=("ans", "x", "y"))
+for _fn in (np.any, np.all):
+    nondiff(_fn, kind=ty.reduction("b"), params=("ans", "x", "axis"), defaults={"axis": None},
+            methods=(_fn.__name__,))
+nondiff(np.count_nonzero, kind=ty.reduction("i"), params=("ans", "x", "axis"),
+        defaults={"axis": None})
 nondiff(np.argmax, np.argmin, kind=ty.reduction("i"), params=("ans", "x", "axis"),
         defaults={"axis": None})
 

@@ -1,14 +1,14 @@
 """Rules for Python's operators, keyed `op.<gast class name>`."""
 from srcad import runtime as rt  # noqa: F401  (names used in templates)
 from srcad.rules.registry import adjoint, nondiff, tangent
-from srcad.rules.typing import arith, boolean, true_div
+from srcad.rules.typing import arith, boolean, logical, sum_or_product, true_div
 from srcad.rules.typing import matmul as matmul_kind
 
 d = None  # templates say d[x] for "the adjoint of x"; they are never run
 t = None  # tangent templates say t[x] for "the tangent of x" (forward mode)
 
 
-@adjoint("op.Add", kind=arith)
+@adjoint("op.Add", kind=sum_or_product)
 def add(ans, x, y):
     d[x] += d[ans]
     d[y] += d[ans]
@@ -30,7 +30,7 @@ def sub_tangent(ans, x, y):
     t[ans] = t[x] - t[y]
 
 
-@adjoint("op.Mult", kind=arith)
+@adjoint("op.Mult", kind=sum_or_product)
 def mult(ans, x, y):
     d[x] += d[ans] * y
     d[y] += d[ans] * x
@@ -99,3 +99,6 @@ nondiff("op.FloorDiv", kind=arith, params=("ans", "x", "y"))
 for _op in ("Eq", "NotEq", "Lt", "LtE", "Gt", "GtE", "Is", "IsNot"):
     nondiff(f"op.{_op}", kind=boolean, params=("ans", "x", "y"))
 nondiff("op.Not", kind=boolean)
+for _op in ("BitAnd", "BitOr", "BitXor"):
+    nondiff(f"op.{_op}", kind=logical, params=("ans", "x", "y"))
+nondiff("op.Invert", kind=logical)

@@ -34,6 +34,27 @@ def arith(k, c):
     return Kind("i" if dtype == "b" else dtype, _ndim(k))
 
 
+def sum_or_product(k, c):
+    """`+` and `*`: as `arith`, but bools with an array among them stay bools, as NumPy
+    keeps them (or and and of masks); Python's `True + True` is an int."""
+    kinds = _kinds(k)
+    if _ndim(k) and all(v.dtype == "b" for v in kinds):
+        return Kind("b", _ndim(k))
+    return arith(k, c)
+
+
+def logical(k, c):
+    """`& | ^ ~`: NumPy's logical and, or, xor and not of bools, bitwise on integers.
+    `~` of a Python bool is an int (`~True == -2`), so that one is refused."""
+    kinds = _kinds(k)
+    if any(v.dtype == "f" for v in kinds):
+        raise refuse("& | ^ ~", "take bools or integers, not floats",
+                     "compare first: `(x > a) & (x < b)`")
+    if len(kinds) == 1 and kinds[0] == BOOL:
+        raise refuse("~", "of a bool is an int in Python (`~True == -2`)", "use `not`")
+    return Kind(promote(*kinds), _ndim(k))
+
+
 def true_div(k, c):
     return Kind("f", _ndim(k))
 
