@@ -53,6 +53,29 @@ class TupleKind:
         return "tuple(" + ", ".join(map(str, self.items)) + ")"
 
 
+def dtype_of(kind):
+    """The kind of `x.dtype` for an array `x` of kind `kind`: the dtype it carries."""
+    return OtherKind(f"{_DTYPE_NAMES[kind.dtype]} dtype")
+
+
+def dtype_named(obj):
+    """The kind of a NumPy type used as a dtype (`np.int32`), or None for other objects."""
+    if not (isinstance(obj, type) and issubclass(obj, np.generic)):
+        return None
+    letter = "b" if issubclass(obj, np.bool_) else "i" if issubclass(obj, np.integer) else \
+        "f" if issubclass(obj, np.floating) else None
+    return OtherKind(f"{_DTYPE_NAMES[letter]} dtype") if letter else OtherKind("dtype")
+
+
+def dtype_letter(kind):
+    """'b', 'i' or 'f' for the kind of an array's dtype (`dtype_of`), else None."""
+    what = getattr(kind, "what", "")
+    return next((c for c, name in _DTYPE_NAMES.items() if what == f"{name} dtype"), None)
+
+
+_DTYPE_NAMES = {"b": "bool", "i": "int64", "f": "float64"}
+
+
 @dataclass(frozen=True)
 class OtherKind:
     """Values srcad passes through without looking: None, slices, ranges."""

@@ -1,8 +1,20 @@
 """InferKinds: the kind (dtype class and rank) of every variable, from the arguments'."""
 import gast
+import numpy as np
 
 from srcad.errors import SrcadError, UnsupportedError
-from srcad.kinds import BOOL, FLOAT, INT, NONE, Kind, OtherKind, TupleKind, join
+from srcad.kinds import (
+    BOOL,
+    FLOAT,
+    INT,
+    NONE,
+    Kind,
+    OtherKind,
+    TupleKind,
+    dtype_named,
+    dtype_of,
+    join,
+)
 from srcad.passes import ir
 from srcad.rules import registry
 
@@ -178,13 +190,16 @@ class InferKinds:
         return Kind("b", ndim)
 
     def kind_Attribute(self, e):
-        if ir.dotted_text(e) and ir.dotted_text(e).startswith("np."):
-            return OtherKind("dtype")
+        text = ir.dotted_text(e)
+        if text and text.startswith("np."):
+            return dtype_named(getattr(np, text[3:], None)) or OtherKind("dtype")
         k = self.expr(e.value)
         if k is None:
             return None
         if e.attr == "shape":
             return TupleKind((INT,) * k.ndim)
+        if e.attr == "dtype":
+            return dtype_of(k)
         return INT
 
     def kind_Subscript(self, e):

@@ -150,7 +150,7 @@ class ResolveCalls(gast.NodeTransformer):
         if rule.name in ("min", "max") and len(args) > 2 and not keywords:
             args = [self.rule_call(rule, args[:-1], []), args[-1]]
         if not rule.parts:
-            args = [_as_array(a) if p in _ARRAY_PARAMS else a
+            args = [_as_array(a) if p in _ARRAY_PARAMS else self.dtype(a) if p == "dtype" else a
                     for a, p in zip(args, rule.params[1:])] + args[len(rule.params) - 1:]
         keywords = [gast.keyword(arg="dtype", value=self.dtype(kw.value))
                     if kw.arg == "dtype" else kw for kw in keywords]
@@ -165,7 +165,10 @@ class ResolveCalls(gast.NodeTransformer):
         return call
 
     def dtype(self, node):
-        """A `dtype=` argument as the NumPy type it names (`float` is `np.float64`)."""
+        """A `dtype=` argument as the NumPy type it names (`float` is `np.float64`), or an
+        array's dtype (`x.dtype`)."""
+        if isinstance(node, gast.Attribute) and node.attr == "dtype":
+            return node
         text = ir.dotted_text(node)
         obj = self.resolve.lookup(text) if text else self.resolve.MISSING
         kinds = {float: "np.float64", int: "np.int64", bool: "np.bool_"}
@@ -173,7 +176,8 @@ class ResolveCalls(gast.NodeTransformer):
             return ir.dotted(kinds[obj])
         if isinstance(obj, type) and issubclass(obj, np.generic):
             return ir.dotted("np." + obj.__name__)
-        raise self.error("`dtype=` must name a type such as float, int, np.float64")
+        raise self.error("`dtype=` must name a type such as float, int, np.float64, or an "
+                         "array's `x.dtype`")
 
     def callee(self, text, obj):
         """(kind, name) of the function `text` names, or a SrcadError."""

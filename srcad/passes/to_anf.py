@@ -1,6 +1,7 @@
 """ToANF: one operation per statement, every operand a name or a constant."""
 
 import gast
+import numpy as np
 
 from srcad.errors import UnsupportedError
 from srcad.passes import ir
@@ -8,7 +9,7 @@ from srcad.passes.constants import Constants
 from srcad.passes.resolve_calls import CallSite, is_range
 from srcad.rules import registry
 
-_ATTRS = {"shape", "size", "ndim"}
+_ATTRS = {"shape", "size", "ndim", "dtype"}
 
 
 class ToANF:
@@ -315,8 +316,10 @@ class ToANF:
         if expr.attr in _ATTRS:
             pre, a = self.atom(expr.value, force_name=True)
             return pre, gast.Attribute(value=a, attr=expr.attr, ctx=gast.Load())
+        if _is_numpy_type(ir.dotted_text(expr)):  # a dtype: `x.astype(np.float32)`
+            return [], expr
         raise self.error(f"the attribute `.{expr.attr}` is not supported", self.stmt_line,
-                         "supported attributes: .T .shape .size .ndim")
+                         "supported attributes: .T .shape .size .ndim .dtype")
 
     def index(self, node):
         if isinstance(node, gast.Tuple):
@@ -395,3 +398,11 @@ class ToANF:
             pre += more + [ir.assign(tmp, call, like=self.stmt_line)]
             items.append(ir.name(tmp))
         return pre, gast.Tuple(elts=items, ctx=gast.Load())
+
+
+def _is_numpy_type(text):
+    """Whether `text` (`np.float64`) names a NumPy scalar type, as a dtype argument does."""
+    if not text or not text.startswith("np.") or text.count(".") != 1:
+        return False
+    obj = getattr(np, text[3:], None)
+    return isinstance(obj, type) and issubclass(obj, np.generic)

@@ -51,6 +51,12 @@ def flatten(ans, x):
     d[x] += rt.reshape(d[ans], x.shape)
 
 
+@adjoint(rt.astype, kind=ty.astype, broadcast=False, name="rt.astype", methods=("astype",),
+         sums=False, linear=True)
+def astype(ans, x, dtype):
+    d[x] += d[ans]
+
+
 @adjoint(np.copy, kind=ty.first, broadcast=False, methods=("copy",), sums=False, linear=True)
 def copy(ans, x):
     d[x] += d[ans]

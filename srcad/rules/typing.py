@@ -6,7 +6,7 @@ the call's atom, to read constants such as `axis=0` or a shape tuple).
 import gast
 
 from srcad.errors import UnsupportedError
-from srcad.kinds import BOOL, FLOAT, INT, NONE, Kind, TupleKind, promote
+from srcad.kinds import BOOL, FLOAT, INT, NONE, Kind, TupleKind, dtype_letter, promote
 
 
 def _kinds(k):
@@ -117,10 +117,14 @@ def shape_rank(node, kind):
     return 1
 
 
-def _dtype_arg(c, default):
+def _dtype_arg(c, default, k=None):
+    """The dtype letter a `dtype` argument names (a type, or an array's `x.dtype`)."""
     node = c.get("dtype")
     if node is None:
         return default
+    letter = dtype_letter((k or {}).get("dtype"))
+    if letter is not None:
+        return letter
     text = gast.dump(node)
     if "int" in text:
         return "i"
@@ -129,26 +133,31 @@ def _dtype_arg(c, default):
     return "f"
 
 
+def astype(k, c):
+    """x.astype(dtype): x's rank, the dtype named."""
+    return Kind(_dtype_arg(c, k["x"].dtype, k), k["x"].ndim)
+
+
 def construct(k, c):
     """np.zeros/ones/empty(shape, dtype=...)."""
-    return Kind(_dtype_arg(c, "f"), shape_rank(c["shape"], k["shape"]))
+    return Kind(_dtype_arg(c, "f", k), shape_rank(c["shape"], k["shape"]))
 
 
 def full(k, c):
-    return Kind(_dtype_arg(c, promote(k["fill_value"])), shape_rank(c["shape"], k["shape"]))
+    return Kind(_dtype_arg(c, promote(k["fill_value"]), k), shape_rank(c["shape"], k["shape"]))
 
 
 def like(k, c):
-    return Kind(_dtype_arg(c, k["a"].dtype), k["a"].ndim)
+    return Kind(_dtype_arg(c, k["a"].dtype, k), k["a"].ndim)
 
 
 def arange(k, c):
-    return Kind(_dtype_arg(c, promote(*_kinds(k))), 1)
+    return Kind(_dtype_arg(c, promote(*_kinds(k)), k), 1)
 
 
 def matrix(k, c):
     """np.eye / np.identity: a 2-d array."""
-    return Kind(_dtype_arg(c, "f"), 2)
+    return Kind(_dtype_arg(c, "f", k), 2)
 
 
 def like_b(k, c):

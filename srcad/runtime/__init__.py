@@ -5,6 +5,7 @@ Each module holds one family of helpers; this package gives all of them as `rt.<
 """
 # ruff: noqa: F401  (every name here is imported to be `rt.<name>`)
 from srcad.runtime.arrays import (
+    astype,
     diag_adjoint,
     flatten,
     reshape,

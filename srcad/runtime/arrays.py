@@ -100,6 +100,12 @@ def _take_written(d, index):
 
 
 @register_jitable(cache=True)
+def astype(x, dtype):
+    """x.astype(dtype): a new array of that dtype (a type, or another array's dtype)."""
+    return x.astype(dtype)
+
+
+@register_jitable(cache=True)
 def flatten(x):
     """x.flatten(): a 1-d copy."""
     return np.ravel(x).copy()
