@@ -1364,6 +1364,10 @@ def array_literal(a):
     return np.sum(a[idx] ** 2)
 
 
+def sum_keepdims(m):
+    return np.sum(m / np.sum(m, axis=1, keepdims=True))
+
+
 GRAD_CASES = [
     # branches and names
     case(both_branches, lambda: (1.3, 0.4), (0, 1), id="both_branches[then]"),
@@ -1557,6 +1561,8 @@ GRAD_CASES = [
     case(var_np_int, lambda: (0.3,)),
     case(var_named_fwd, lambda: (0.7,)),
     case(var_named_rev, lambda: (0.7,)),
+    case(sum_keepdims, lambda: (_M23.copy(),)),
+    case(sum_keepdims, lambda: (_M23.copy(),), jit=True),
 ]
 
 
@@ -1779,10 +1785,6 @@ def ellipsis_index(a):
     return np.sum(a[...] * a)
 
 
-def sum_keepdims(m):
-    return np.sum(m / np.sum(m, axis=1, keepdims=True))
-
-
 REFUSALS = [
     # a tuple of values with gradients held in a variable: unpack it where it is built
     (tuple_var_unpack, lambda: (0.7,)),
@@ -1809,7 +1811,6 @@ REFUSALS = [
     (global_array, lambda: (np.ones(3),)),
     (method_call_other, lambda: (np.ones(3),)),
     (ellipsis_index, lambda: (_a(0.3, 0.4),)),
-    (sum_keepdims, lambda: (_M23.copy(),)),
 ]
 
 

@@ -1,6 +1,6 @@
 """NumPy as scientific code writes it: dtypes taken from arrays (`dtype=x.dtype`,
-`np.zeros(n, x.dtype)`, `x.astype(...)`), each checked against central finite
-differences, compiled and not."""
+`np.zeros(n, x.dtype)`, `x.astype(...)`) and reductions with `keepdims=` and tuples of
+axes, each checked against central finite differences, compiled and not."""
 import numpy as np
 import pytest
 
@@ -29,8 +29,26 @@ def casts(x, n):
     return np.sum(y * y) + np.sum(z) + np.sum(x.astype(np.int64))
 
 
+def softmax_loss(x, w):
+    z = x - np.max(x, axis=-1, keepdims=True)
+    e = np.exp(z)
+    p = e / np.sum(e, axis=1, keepdims=True)
+    return np.sum(p * w)
+
+
+def standardize(x):
+    m = x.mean(axis=0, keepdims=True)
+    s = np.std(x, axis=0, keepdims=True)
+    t = np.sum(x, keepdims=True)
+    u = np.sum(x * x, axis=(0, 1), keepdims=True) + np.min(x, axis=1, keepdims=False)[0]
+    return np.sum(((x - m) / s) ** 3) + np.sum(t * x) + np.sum(u)
+
+
 _X = np.array([0.5, 1.5, -2.3])
+_M = np.array([[0.3, 1.2, -0.5], [0.8, -0.1, 0.45]])
 CASES = [
+    (softmax_loss, lambda: (_M.copy(), np.array([[1.0, 2.0, 0.5], [0.3, -1.0, 2.0]]))),
+    (standardize, lambda: (_M.copy(),)),
     (empty_like_its_argument, lambda: (_X.copy(),)),
     (positional_dtype_of_an_index, lambda: (_X.copy(), np.array([0, 2]))),
     (casts, lambda: (_X.copy(), 5)),
@@ -49,3 +67,12 @@ def test_an_int_array_made_like_an_int_array_indexes():
     # the kind follows the array's dtype: an int index stays an int index
     assert srcad.grad(positional_dtype_of_an_index, jit=False)(_X, np.array([2, 2])).tolist() \
         == [0.0, 0.0, 4 * -2.3]
+
+
+def keepdims_from_a_variable(x, keep):
+    return np.sum(np.max(x, axis=0, keepdims=keep))
+
+
+def test_keepdims_must_be_written_as_true_or_false():
+    with pytest.raises(srcad.SrcadError, match="keepdims=` must be True or False"):
+        srcad.grad(keepdims_from_a_variable, jit=False)(_M, True)

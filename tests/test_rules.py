@@ -295,6 +295,7 @@ DIFF_CASES = [
     Case(np.reshape, "np.sum(np.reshape(a, 6) * c)", {"a": A23, "c": V6}, ("a",), "to-1d"),
     Case(np.ravel, "np.sum(np.ravel(a) * c)", {"a": A23, "c": V6}, ("a",)),
     Case(np.copy, "np.sum(np.copy(x) * c)", {"x": vec(-1.0, 1.0), "c": W}),
+    Case(rt.keep_dims, "np.sum(np.sum(a, axis=0, keepdims=True) * a)", {"a": A23}, ("a",)),
     Case(rt.astype, "np.sum(x.astype(np.float64) * c + x.astype(x.dtype))",
          {"x": vec(-1.0, 1.0), "c": W}),
     Case(rt.flatten, "np.sum(a.flatten() * c)", {"a": A23, "c": V6}, ("a",)),

@@ -268,6 +268,7 @@ CASES = [
     Case(np.ravel, {"x": A23.T}, "non-contiguous"),
     Case(rt.flatten, {"x": A23}),
     Case(rt.astype, {"x": A23, "dtype": np.float64}),
+    Case(rt.keep_dims, {"r": np.sum(A23, axis=1), "x": A23, "axis": 1}, const=("x",)),
     Case(np.copy, {"x": vec(-1.0, 1.0)}),
     Case(np.concatenate, {"arrays": (V2, V6[:2].copy())}, "1d"),
     Case(np.concatenate, {"arrays": (A23, B23), "axis": 1}, "axis1"),

@@ -20,6 +20,7 @@ def f(x, w):
     return a * 2.0 + max(max(w, 1.0), rt.mean(np.transpose(x)))
 """
 import builtins
+import copy
 import math
 import numbers
 import types
@@ -144,6 +145,10 @@ class ResolveCalls(gast.NodeTransformer):
 
     def rule_call(self, rule, args, keywords, method=None):
         """A call of `rule` with these arguments, in the spelling the rule takes."""
+        keep = next((kw for kw in keywords if kw.arg == "keepdims"), None)
+        if keep is not None and "axis" in rule.params and "keepdims" not in rule.params:
+            return self.keeping_dims(rule, args, [kw for kw in keywords if kw is not keep],
+                                     keep.value, method)
         literal = _one_literal(args, keywords)
         if rule.name in ("min", "max") and literal is not None and len(literal.elts) > 1:
             args = list(literal.elts)
@@ -156,6 +161,21 @@ class ResolveCalls(gast.NodeTransformer):
                     if kw.arg == "dtype" else kw for kw in keywords]
         return self.site(gast.Call(func=ir.dotted(rule.name), args=args, keywords=keywords),
                          "rule", rule, method)
+
+    def keeping_dims(self, rule, args, keywords, keep, method):
+        """A reduction with `keepdims=`: `rt.keep_dims(reduced, x, axis)` for True (the
+        reduced axes kept with length 1), the reduction itself for False."""
+        if not (isinstance(keep, gast.Constant) and isinstance(keep.value, bool)):
+            raise self.error("`keepdims=` must be True or False as written",
+                             hint="write keepdims=True or keepdims=False")
+        reduced = self.rule_call(rule, args, keywords, method)
+        if not keep.value:
+            return reduced
+        bound = rule.bind(reduced.args, reduced.keywords, self.error)
+        axis = bound.get("axis")
+        kept = ir.call("rt.keep_dims", reduced, copy.deepcopy(bound[rule.params[1]]),
+                       copy.deepcopy(axis) if axis is not None else ir.const(None))
+        return self.site(kept, "rule", registry.by_name("rt.keep_dims"))
 
     def site(self, call, kind, rule=None, method=None):
         self.ctx.calls[call] = CallSite(kind, ir.dotted_text(call.func), rule, method)

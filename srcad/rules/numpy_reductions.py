@@ -108,3 +108,10 @@ def average(ans, a, axis=None, weights=None):
 @tangent(np.average)
 def average_tangent(ans, a, axis=None, weights=None):
     t[ans] = rt.average(t[a], axis, weights) + rt.average_tw(t[weights], a, axis, weights, ans)
+
+
+# `keepdims=True` (ResolveCalls wraps the reduction): the reduced axes kept, of length 1
+@adjoint(rt.keep_dims, kind=ty.keep_dims, broadcast=False, name="rt.keep_dims", sums=False,
+         linear=True)
+def keep_dims(ans, r, x, axis=None):
+    d[r] += rt.reshape_as(d[ans], r)

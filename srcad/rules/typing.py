@@ -138,6 +138,11 @@ def astype(k, c):
     return Kind(_dtype_arg(c, k["x"].dtype, k), k["x"].ndim)
 
 
+def keep_dims(k, c):
+    """A reduction with `keepdims=True`: its dtype, the rank of the array reduced."""
+    return Kind(k["r"].dtype, k["x"].ndim)
+
+
 def construct(k, c):
     """np.zeros/ones/empty(shape, dtype=...)."""
     return Kind(_dtype_arg(c, "f", k), shape_rank(c["shape"], k["shape"]))

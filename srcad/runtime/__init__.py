@@ -111,6 +111,7 @@ from srcad.runtime.shapes import (
     atleast_2d,
     atleast_3d,
     expand_dims,
+    keep_dims,
     reshape_as,
     squeeze,
     tile,

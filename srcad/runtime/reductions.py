@@ -5,6 +5,7 @@ from numba import types
 from numba.extending import register_jitable
 
 from srcad.runtime.overloads import _is_none, _jit_version, adds_in_place
+from srcad.runtime.shapes import expand_dims
 
 
 def expand(g, axis):
@@ -16,7 +17,7 @@ def expand(g, axis):
 def _expand(g, axis):
     if _is_none(axis):
         return lambda g, axis: g
-    return lambda g, axis: np.expand_dims(g, axis)
+    return lambda g, axis: expand_dims(g, axis)  # a tuple of axes too
 
 
 def count(shape, axis):

@@ -7,11 +7,12 @@ from the argument types, and the shape filled in at run time (`to_fixed_tuple`).
 """
 import numpy as np
 from numba import types
+from numba.cpython.unsafe.tuple import tuple_setitem
 from numba.extending import register_jitable
 from numba.np.unsafe.ndarray import to_fixed_tuple
 
 from srcad.runtime.axes import _axis
-from srcad.runtime.overloads import _is_array, _jit_version
+from srcad.runtime.overloads import _is_array, _is_none, _jit_version
 
 
 def array(x):
@@ -281,3 +282,51 @@ def _tile_adjoint(g, A, reps):
         return out
 
     return impl
+
+
+# keepdims=True of a reduction
+
+
+def keep_dims(r, x, axis=None):
+    """`r`, a reduction of `x` over `axis` (None, an int or a tuple of ints), with the
+    reduced axes kept as axes of length 1, as `keepdims=True` gives it."""
+    shape = list(np.shape(x))
+    for a in range(len(shape)) if axis is None else np.atleast_1d(axis):
+        shape[int(a) % len(shape)] = 1
+    return np.reshape(r, shape)
+
+
+@register_jitable(cache=True)
+def _kept(shape, ax):
+    return tuple_setitem(shape, _axis(ax, len(shape)), 1)
+
+
+@register_jitable(cache=True)
+def _kept_all(shape):
+    for a in range(len(shape)):
+        shape = tuple_setitem(shape, a, 1)
+    return shape
+
+
+@register_jitable(cache=True)
+def _kept_each(shape, axes):
+    for a in axes:
+        shape = _kept(shape, a)
+    return shape
+
+
+@_jit_version(keep_dims)
+def _keep_dims(r, x, axis=None):
+    if _is_none(axis):
+        def kept(x, axis):
+            return _kept_all(x.shape)
+    elif isinstance(axis, types.Integer):
+        def kept(x, axis):
+            return _kept(x.shape, axis)
+    else:
+        def kept(x, axis):
+            return _kept_each(x.shape, axis)
+    kept = register_jitable(kept)
+    if _is_array(r):
+        return lambda r, x, axis=None: np.ascontiguousarray(r).reshape(kept(x, axis))
+    return lambda r, x, axis=None: np.full(kept(x, axis), r)
