@@ -7,10 +7,11 @@
 >>> round(g(1.0), 6) == round(math.cos(1.0) + math.sin(1.0), 6)
 True
 """
-from srcad.api import grad, jacobian, jvp, precompile, source, value_and_grad, vjp
+from srcad.api import grad, jvp, precompile, source, value_and_grad, vjp
 from srcad.custom import defjvp, defvjp
 from srcad.errors import NoRuleError, SrcadError, SrcadWarning, UnsupportedError
 from srcad.hessian import hessian, hvp
+from srcad.jacobians import jacobian
 from srcad.progress import config
 from srcad.runtime import stop_gradient
 

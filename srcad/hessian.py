@@ -11,8 +11,9 @@ import weakref
 import numpy as np
 
 from srcad import derivative as derivatives
-from srcad.api import GradFunction, MadeFunction, _cotangent_like, unit_directions
+from srcad.api import GradFunction, _cotangent_like
 from srcad.errors import NoRuleError
+from srcad.jacobians import MadeFunction, unit_directions
 
 _SECOND = weakref.WeakKeyDictionary()  # f -> {options: SecondOrder}
 
