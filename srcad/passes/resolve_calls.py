@@ -229,8 +229,9 @@ class ResolveCalls(gast.NodeTransformer):
             obj in vars(math).values() else "numpy"
         raise self.error(f"no derivative rule for `{text}`",
                          f"srcad has no rule for this function; write it with supported "
-                         f"{where} functions in a module-level helper, or compute it outside "
-                         "the differentiated function", NoRuleError)
+                         f"{where} functions in a module-level helper, give that helper a "
+                         "derivative with @srcad.defvjp(helper), or compute it outside the "
+                         "differentiated function", NoRuleError)
 
 
 def is_range(node, resolve):

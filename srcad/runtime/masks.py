@@ -126,37 +126,25 @@ def _elementwise_write(add):
     return factory
 
 
-@_jit_version(set_masked)
-def _set_masked(x, m, v, axis=None):
-    form = _form(x, m, axis)
-    if form == "elements":
-        return _elementwise_write(False)(x, m, v, axis)
-    if form != "axis":
-        return None
+def _masked_write(add):
+    """The Numba implementation of `add_masked` (`add`) or of `set_masked`."""
+    def factory(x, m, v, axis=None):
+        form = _form(x, m, axis)
+        if form == "elements":
+            return _elementwise_write(add)(x, m, v, axis)
+        if form != "axis":
+            return None
 
-    def along(x, m, v, axis=None):
-        a = 0 if axis is None else axis
-        _check_axis(x.shape, m.shape, a)
-        if a == 0:
-            x[m, :] = v
-        else:
-            x[:, m] = v
-    return along
+        def along(x, m, v, axis=None):
+            a = 0 if axis is None else axis
+            _check_axis(x.shape, m.shape, a)
+            if a == 0:
+                x[m, :] = x[m, :] + v if add else v
+            else:
+                x[:, m] = x[:, m] + v if add else v
+        return along
+    return factory
 
 
-@_jit_version(add_masked)
-def _add_masked(x, m, v, axis=None):
-    form = _form(x, m, axis)
-    if form == "elements":
-        return _elementwise_write(True)(x, m, v, axis)
-    if form != "axis":
-        return None
-
-    def along(x, m, v, axis=None):
-        a = 0 if axis is None else axis
-        _check_axis(x.shape, m.shape, a)
-        if a == 0:
-            x[m, :] = x[m, :] + v
-        else:
-            x[:, m] = x[:, m] + v
-    return along
+_jit_version(set_masked)(_masked_write(False))
+_jit_version(add_masked)(_masked_write(True))
