@@ -42,7 +42,7 @@ def load_function(spec, prefix="_srcad_cli_"):
     if not path or not name:
         raise SrcadError(f"expected path/to/file.py:function, got {spec!r}")
     if not path.endswith(".py") and not os.path.exists(path):
-        module = importlib.import_module(path)
+        module = _imported(lambda: importlib.import_module(path), path)
         if not hasattr(module, name):
             raise SrcadError(f"module {path} has no function {name!r}")
         return getattr(module, name)
@@ -53,10 +53,24 @@ def load_function(spec, prefix="_srcad_cli_"):
     module = importlib.util.module_from_spec(spec_)
     sys.modules[module_name] = module
     sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
-    spec_.loader.exec_module(module)
+    _imported(lambda: spec_.loader.exec_module(module), path)
     if not hasattr(module, name):
         raise SrcadError(f"{path} has no function {name!r}")
     return getattr(module, name)
+
+
+def _imported(load, where):
+    """Run `load()`, which imports the user's module; an error in that module is a
+    SrcadError that says where, not a traceback through srcad."""
+    try:
+        return load()
+    except SyntaxError as exc:
+        raise SrcadError(f"{exc.filename}:{exc.lineno}: syntax error: {exc.msg}",
+                         hint="fix the file, then run the command again") from None
+    except Exception as exc:  # noqa: BLE001  (whatever the module raises while importing)
+        raise SrcadError(f"importing {where} failed: {type(exc).__name__}: {exc}",
+                         hint="the file must import on its own, as `python file.py` would"
+                         ) from None
 
 
 def parse_wrt(text):

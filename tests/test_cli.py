@@ -191,3 +191,18 @@ def annotated(w, x: np.ndarray, grid: "np.ndarray", n=3, scale: float = 1, flag=
 def test_guess_kinds_reads_annotations_and_defaults():
     assert guess_kinds(annotated) == (FLOAT, Kind("f", 1), Kind("f", 2), INT, FLOAT,
                                       Kind("b", 0))
+
+
+@pytest.mark.parametrize("text, words", [
+    ("import numpy as np\ndef f(x)\n    return x\n", ["syntax error", ":2:"]),
+    ("import not_a_module_anywhere\ndef f(x):\n    return x\n",
+     ["importing", "ModuleNotFoundError"]),
+], ids=["syntax", "import"])
+def test_a_broken_target_file_is_an_error_not_a_traceback(tmp_path, capsys, text, words):
+    path = tmp_path / "broken.py"
+    path.write_text(text)
+    assert main(["show", f"{path}:f"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("srcad: error:") and "Traceback" not in err
+    for w in words:
+        assert w in err
