@@ -22,6 +22,7 @@ from srcad.passes.hoist_local_functions import HoistLocalFunctions
 from srcad.passes.infer_kinds import InferKinds
 from srcad.passes.lean_array_adjoints import LeanArrayAdjoints
 from srcad.passes.lower_comprehensions import LowerComprehensions
+from srcad.passes.lower_iterators import LowerIterators
 from srcad.passes.lower_loop_exits import LowerLoopExits
 from srcad.passes.lower_raises import LowerRaises, RestoreRaises
 from srcad.passes.record_control import RecordControl
@@ -55,6 +56,7 @@ def normalize_steps(ctx):
         (ReturnArgument, lambda f: ReturnArgument(ctx).run(f)),
         (HoistLocalFunctions, lambda f: HoistLocalFunctions(ctx).run(f)),
         (LowerComprehensions, lambda f: LowerComprehensions(ctx).run(f)),
+        (LowerIterators, lambda f: LowerIterators(ctx).run(f)),
         (BindExpressions, lambda f: BindExpressions(ctx).run(f)),
         (ResolveNames, resolve),
         (RenameReserved, lambda f: RenameReserved(ctx).run(f)),

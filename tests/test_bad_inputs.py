@@ -433,8 +433,8 @@ def gen_sum_of_arrays(m, w):
     return np.sum(sum(m[i] * w for i in range(m.shape[0])))  # <-
 
 
-def gen_enumerate(xs):
-    return sum(i * v for i, v in enumerate(xs))  # <-
+def gen_zip_one_name(xs):
+    return sum(t[0] for t in zip(xs, xs))  # <-
 
 
 def dict_literal(x):
@@ -710,7 +710,7 @@ CASES = [
     refused(gen_sum_conditional, lambda: (_a(0.1, 0.2), 0.5), ("generator expression",)),
     refused(gen_sum_in_while_test, lambda: (_a(0.1, 0.2), 0.5), ("generator expression",)),
     refused(gen_sum_of_arrays, lambda: (_M.copy(), 0.7), ("array",)),
-    refused(gen_enumerate, lambda: (_a(0.1, 0.2),), ("loop target", "enumerate")),
+    refused(gen_zip_one_name, lambda: (_a(0.1, 0.2),), ("zip",)),
     # dicts, lists, strings, globals, attributes, aliases
     refused(dict_literal, lambda: (0.5,), ("dict",)),
     refused(list_append, lambda: (0.5,), ("expression statement", "append")),

@@ -1368,6 +1368,13 @@ def sum_keepdims(m):
     return np.sum(m / np.sum(m, axis=1, keepdims=True))
 
 
+def enumerate_loop(a):
+    s = 0.0
+    for i, v in enumerate(a):
+        s = s + v * i
+    return s
+
+
 GRAD_CASES = [
     # branches and names
     case(both_branches, lambda: (1.3, 0.4), (0, 1), id="both_branches[then]"),
@@ -1563,6 +1570,7 @@ GRAD_CASES = [
     case(var_named_rev, lambda: (0.7,)),
     case(sum_keepdims, lambda: (_M23.copy(),)),
     case(sum_keepdims, lambda: (_M23.copy(),), jit=True),
+    case(enumerate_loop, lambda: (_a(0.3, 0.4),)),
 ]
 
 
@@ -1729,13 +1737,6 @@ def call_helper_writes(a, w):
     return s + a[0]
 
 
-def enumerate_loop(a):
-    s = 0.0
-    for i, v in enumerate(a):
-        s = s + v * i
-    return s
-
-
 def zip_loop(a, b):
     s = 0.0
     for u in zip(a, b):
@@ -1801,7 +1802,6 @@ REFUSALS = [
     (string_op, lambda: (0.3,)),
     (string_arg, lambda: (0.3, "b")),
     (call_helper_writes, lambda: (_a(0.5, 1.7, 3.2), 0.8)),
-    (enumerate_loop, lambda: (_a(0.3, 0.4),)),
     (zip_loop, lambda: (_a(0.3, 0.4), _a(0.3, 0.4))),
     (sub_of_sub_write, lambda: (np.ones((2, 2)),)),
     (none_then_float, lambda: (0.3, 1.0)),
