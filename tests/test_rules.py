@@ -354,6 +354,7 @@ NONDIFF_CASES = [
     Case(rt.stop_gradient, "x * 0.0 + rt_stop(x * x)", {"x": 2.3}),
     Case(int, "x * 0.0 + int(x)", {"x": 2.3}),
     Case(round, "x * 0.0 + round(x)", {"x": 2.3}),
+    Case(round, "x * 0.0 + round(x, 1) + round(x, 2) * 3.0", {"x": 2.34}, label="ndigits"),
     Case(rt.int_pow, "x * 0.0 + rt.int_pow(n, k)", {"x": 2.3, "n": 3, "k": 2}),
     Case(len, "np.sum(x * 0.0) + len(x)", {"x": _X}),
     Case(math.floor, "x * 0.0 + math.floor(x)", {"x": 2.3}),

@@ -5,7 +5,7 @@ import numpy as np  # noqa: F401  (names used in templates)
 
 from srcad import runtime as rt  # noqa: F401  (names used in templates)
 from srcad.rules.registry import adjoint, nondiff, tangent
-from srcad.rules.typing import arith, same, scalar_int, to_float, to_int
+from srcad.rules.typing import arith, rounded, same, scalar_int, to_float, to_int
 
 d = None  # templates say d[x] for "the adjoint of x"; they are never run
 t = None  # tangent templates say t[x] for "the tangent of x" (forward mode)
@@ -54,7 +54,7 @@ def float_tangent(ans, x):
 
 
 nondiff(builtins.int, rt.to_int, kind=to_int, name="rt.to_int")  # int(nan) raises
-nondiff(builtins.round, kind=to_int)
+nondiff(builtins.round, kind=rounded, params=("ans", "x", "ndigits"), defaults={"ndigits": None})
 nondiff(rt.int_pow, kind=arith, params=("ans", "x", "y"), name="rt.int_pow")
 nondiff(builtins.len, kind=scalar_int, continuous=True)
 

@@ -238,6 +238,14 @@ def to_float(k, c):
     return Kind("f", _ndim(k))
 
 
+def rounded(k, c):
+    """round(x): an int; round(x, ndigits): a number of x's type."""
+    ndigits = c.get("ndigits")
+    if ndigits is None or isinstance(ndigits, gast.Constant) and ndigits.value is None:
+        return to_int(k, c)
+    return Kind(k["x"].dtype, 0)
+
+
 def to_int(k, c):
     return Kind("i", _ndim(k))
 
