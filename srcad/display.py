@@ -70,6 +70,11 @@ def _with_notes(lines):
     return "\n".join(line + (f"  <- {note}" if note else "") for line, note in lines) + "\n"
 
 
+# a notebook's own CSS may give a `pre` the page's font (`font-family: inherit`): the
+# element around it says monospace, so that inheriting finds it
+_FONT = "font-family: var(--jp-code-font-family, ui-monospace, Menlo, Consolas, monospace)"
+
+
 def to_html(text, functions=None):
     """The generated module as highlighted HTML, `# grad of:` lines marked and placed."""
     lines = annotate(text, functions or {})
@@ -88,8 +93,8 @@ def to_html(text, functions=None):
         styles = {**DefaultStyle.styles, Comment.Single: f"bold {NOTE_COLOR}"}
 
     formatter = HtmlFormatter(noclasses=True, hl_lines=marked, nobackground=True, style=Style)
-    return ('<div class="srcad-source">' + highlight(_with_notes(lines), PythonLexer(), formatter)
-            + "</div>")
+    body = highlight(_with_notes(lines), PythonLexer(), formatter)
+    return f'<div class="srcad-source" style="{_FONT}">' + body + "</div>"
 
 
 def _plain_html(lines):
@@ -102,7 +107,7 @@ def _plain_html(lines):
                 if note else ""
             rows.append(f'<span style="background-color: {MARK_BACKGROUND}; '
                         f'font-weight: bold">{html.escape(line)}{extra}</span>')
-    return '<div class="srcad-source"><pre>' + "\n".join(rows) + "</pre></div>"
+    return f'<div class="srcad-source" style="{_FONT}"><pre>' + "\n".join(rows) + "</pre></div>"
 
 
 def to_terminal(text, functions=None):

@@ -34,7 +34,8 @@ def test_ipython_pretty_printing_is_the_plain_module_not_a_string_repr(shown):
 
 def test_html_is_highlighted_and_marks_each_primal_line_with_its_place(shown):
     page = shown._repr_html_()
-    assert page.startswith('<div class="srcad-source">') and "<pre" in page
+    assert page.startswith('<div class="srcad-source" style="font-family: ') and "<pre" in page
+    assert "monospace" in page.split(">")[0], "a notebook's `pre {font-family: inherit}` finds it"
     assert 'style="color: #008000; font-weight: bold">def</span>' in page  # Pygments' colours
     marked = [line for line in page.splitlines() if "background-color: #fff2b3" in line]
     assert len(marked) == page.count("# grad of:") == 3
@@ -46,7 +47,8 @@ def test_html_is_highlighted_and_marks_each_primal_line_with_its_place(shown):
 def test_html_without_pygments_is_escaped_pre(shown, monkeypatch):
     monkeypatch.setitem(sys.modules, "pygments", None)  # makes `import pygments` fail
     page = shown._repr_html_()
-    assert page.startswith('<div class="srcad-source"><pre>')
+    assert page.startswith('<div class="srcad-source" style="font-family: ') and \
+        "monospace)\"><pre>" in page
     assert "-&gt; (value, tape)" in page and "-> (value" not in page
     assert page.count("background-color: #fff2b3") == 3
     assert "&lt;- golden_functions.py:33" in page
