@@ -111,9 +111,12 @@ def _plain_html(lines):
 
 
 def to_terminal(text, functions=None):
-    """The generated module coloured for a terminal (plain when Pygments is missing), with
-    the place of each `# grad of:` primal line appended to its comment."""
+    """The generated module coloured for a terminal (plain when Pygments is missing or
+    `NO_COLOR` is set), with the place of each `# grad of:` primal line appended to its
+    comment; colours for a dark background unless `COLORFGBG` says the terminal is light."""
     notes = _with_notes(annotate(text, functions or {}))
+    if os.environ.get("NO_COLOR"):
+        return notes
     try:
         from pygments import highlight
         from pygments.formatters import TerminalFormatter
@@ -123,4 +126,6 @@ def to_terminal(text, functions=None):
     except ImportError:
         return notes
     colors = {**TERMINAL_COLORS, Comment: ("*yellow*", "*brightyellow*")}  # bold, to stand out
-    return highlight(notes, PythonLexer(), TerminalFormatter(colorscheme=colors))
+    light = os.environ.get("COLORFGBG", "").rpartition(";")[2] in ("7", "15")
+    return highlight(notes, PythonLexer(),
+                     TerminalFormatter(colorscheme=colors, bg="light" if light else "dark"))

@@ -54,10 +54,17 @@ def test_html_without_pygments_is_escaped_pre(shown, monkeypatch):
     assert "&lt;- golden_functions.py:33" in page
 
 
-def test_terminal_colours_and_places():
+def test_terminal_colours_and_places(monkeypatch):
     text = "def f_rev(x):\n    # grad of: y = x * x\n    d_x = 2.0 * x\n"
-    assert "\x1b[" in to_terminal(text) and "# grad of: y = x * x" in to_terminal(text)
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.delenv("COLORFGBG", raising=False)
+    dark = to_terminal(text)
+    assert "\x1b[" in dark and "# grad of: y = x * x" in dark
     assert to_html(text).count("background-color: #fff2b3") == 1
+    monkeypatch.setenv("COLORFGBG", "0;15")
+    assert to_terminal(text) != dark, "a light terminal gets the light palette"
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert "\x1b[" not in to_terminal(text)
 
 
 def test_a_primal_line_written_twice_gets_both_places():
