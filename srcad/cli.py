@@ -227,7 +227,7 @@ def main(argv=None):
 
 def _parser():
     parser = argparse.ArgumentParser(
-        prog="python -m srcad", description="srcad: source-transformation AD for numeric Python")
+        prog=_program_name(), description="srcad: source-transformation AD for numeric Python")
     sub = parser.add_subparsers(dest="command", required=True)
     _add_show_command(sub)
     _add_check_command(sub)
@@ -268,6 +268,11 @@ def precompile(args):
     seconds = compile_now(fn, *parse_args(args.args), wrt=parse_wrt(args.wrt))
     print(f"{args.target}: compiled in {seconds:.1f} s, into {cache_dir()}")
     return 0
+
+
+def _program_name():
+    """`srcad` when run as the installed command, `python -m srcad` otherwise."""
+    return "srcad" if os.path.basename(sys.argv[0]) == "srcad" else "python -m srcad"
 
 
 def _add_show_command(sub):
