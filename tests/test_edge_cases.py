@@ -1375,6 +1375,26 @@ def enumerate_loop(a):
     return s
 
 
+def rebound_to_a_sum(x):
+    x = np.sum(x * x)
+    return x * 2.0
+
+
+def rebound_after_a_loop(x, n):
+    y = x * 3.0
+    for i in range(n):
+        y = y * 0.5 + x
+    y = np.sum(y)
+    y = y * y
+    return y
+
+
+def rebound_to_an_array(x):
+    s = x[0]
+    s = np.array([s, 2.0 * s])
+    return np.sum(s * x[:2])
+
+
 GRAD_CASES = [
     # branches and names
     case(both_branches, lambda: (1.3, 0.4), (0, 1), id="both_branches[then]"),
@@ -1571,6 +1591,11 @@ GRAD_CASES = [
     case(sum_keepdims, lambda: (_M23.copy(),)),
     case(sum_keepdims, lambda: (_M23.copy(),), jit=True),
     case(enumerate_loop, lambda: (_a(0.3, 0.4),)),
+    # a name rebound to a value of another kind is a new variable from there on
+    *[case(fn, make, jit=jit) for fn, make in (
+        (rebound_to_a_sum, lambda: (_a(0.5, 1.5),)),
+        (rebound_after_a_loop, lambda: (_a(0.5, 1.5), 3)),
+        (rebound_to_an_array, lambda: (_a(0.5, 1.5, 2.0),))) for jit in (False, True)],
 ]
 
 

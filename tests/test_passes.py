@@ -1129,8 +1129,22 @@ def test_infer_kinds_of_boolean_masks():
 
 def rank_change(x, xs):
     y = x
-    y = xs  # rank changes
+    if x > 0.0:
+        y = xs  # rank changes
     return np.sum(y)
+
+
+def rebinds_to_another_kind(x, xs):
+    y = x * 2.0
+    z = y + 1.0
+    y = xs * z
+    return np.sum(y)
+
+
+def test_infer_kinds_renames_a_top_level_rebinding_to_another_kind():
+    ctx = analyzed(rebinds_to_another_kind, (FLOAT, F1), [])
+    assert ctx.kinds["y"] == FLOAT and ctx.kinds["y1"] == F1
+    assert "tmp1 = np.sum(y1)" in to_source(ctx.fnode)
 
 
 def rank_change_in_loop(xs, m):

@@ -26,11 +26,18 @@ _MASKS_HINT = ("to select with two tests, select in steps (`y = x[x > a]`, then 
 _HINTS = {gast.BitAnd: _MASKS_HINT, gast.BitOr: _MASKS_HINT, gast.BitXor: _MASKS_HINT}
 
 
+class _Rebound(Exception):
+    """(statement, name): the statement binds `name` to a value of another kind."""
+
+
 class InferKinds:
     """Analysis: `ctx.kinds[name]`, one kind per variable over the whole function.
 
     A variable holding an int at one place and a float at another is a float (as Numba
-    unifies it); one holding arrays of different ranks is refused. Loops are iterated to a
+    unifies it). A name that the function's own body (outside loops and branches) binds
+    to a value of another kind (`x = np.sum(x)` for an array `x`) is a new variable from
+    there on: it is renamed in the statements after, and kinds are inferred again. Any
+    other variable holding values of different kinds is refused. Loops are iterated to a
     fixed point. Calls to the user's own functions are typed by specializing the callee
     (`ctx.program.specialize`). Also records `ctx.return_kind`.
     """
@@ -45,14 +52,35 @@ class InferKinds:
         ctx.item_kinds = {}
 
     def run(self, fnode):
+        start = dict(self.kinds)
+        self.top = fnode.body
+        while True:
+            try:
+                self.fixed_point(fnode)
+                break
+            except _Rebound as rebound:  # a new variable from that statement on
+                self.rename_after(*rebound.args)
+                self.kinds, self.returns = dict(start), None
+        self.ctx.kinds = self.kinds
+        self.ctx.return_kind = self.returns
+        return fnode
+
+    def fixed_point(self, fnode):
         for _ in range(20):
             before = dict(self.kinds)
             self.block(fnode.body)
             if before == self.kinds:
                 break
-        self.ctx.kinds = self.kinds
-        self.ctx.return_kind = self.returns
-        return fnode
+
+    def rename_after(self, s, name):
+        """Give `name` a fresh name in statement `s`'s target and every statement after it
+        (`s` is one of the function's own, outside loops and branches)."""
+        fresh = self.ctx.namer.fresh(name)
+        s.targets[0].id = fresh
+        for later in self.top[self.top.index(s) + 1:]:
+            for n in gast.walk(later):
+                if isinstance(n, gast.Name) and n.id == name:
+                    n.id = fresh
 
     def error(self, message, node, hint=None):
         return self.ctx.fsrc.error(message, node, hint, UnsupportedError)
@@ -61,6 +89,8 @@ class InferKinds:
         try:
             self.kinds[name] = join(self.kinds.get(name), kind)
         except TypeError:
+            if any(node is s for s in self.top) and kind is not None:
+                raise _Rebound(node, name) from None
             raise self.error(f"`{name}` holds a {self.kinds[name]} here and a {kind} elsewhere",
                              node, "use a separate variable for each") from None
 
