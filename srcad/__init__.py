@@ -22,8 +22,9 @@ __all__ = ["NoRuleError", "SrcadError", "SrcadWarning", "UnsupportedError", "con
 
 def __getattr__(name):
     """The compiler (`srcad.program`, `srcad.pipeline`, `srcad.passes`, `srcad.rules`) loads
-    on first use: a process that finds its gradients in the cache never needs it."""
-    if name in ("passes", "pipeline", "program", "rules"):
+    on first use: a process that finds its gradients in the cache never needs it; so does
+    `srcad.scipy`, the adapters for scipy.optimize."""
+    if name in ("passes", "pipeline", "program", "rules", "scipy"):
         import importlib
         return importlib.import_module(f"srcad.{name}")
     raise AttributeError(f"module 'srcad' has no attribute {name!r}")
