@@ -131,11 +131,12 @@ def differentiate(ctx, wrt_names, fwd_name, rev_name):
     return fwd, rev
 
 
-def forward_mode(ctx, wrt_names, jvp_name):
-    """The tangent function (forward mode)."""
+def forward_mode(ctx, wrt_names, jvp_name, flat=False):
+    """The tangent function (forward mode); `flat`: a helper's, whose tuple result comes
+    as its values then their tangents, in one tuple."""
     params = [a.id for a in ctx.fnode.args.args]
-    jvp = _run(ctx, ForwardAD, lambda f: ForwardAD(ctx, params, wrt_names, jvp_name).run(f),
-               ctx.fnode)
+    jvp = _run(ctx, ForwardAD,
+               lambda f: ForwardAD(ctx, params, wrt_names, jvp_name, flat).run(f), ctx.fnode)
     return _run(ctx, RestoreRaises, lambda f: RestoreRaises(ctx).run(f), jvp)
 
 

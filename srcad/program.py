@@ -150,8 +150,9 @@ class Program:
         if full not in self.specs:
             self.building.append(key)
             try:
-                build = self._build if mode == "rev" else self._build_fwd
-                self.specs[full] = build(fn, tuple(arg_kinds), tuple(wrt))
+                self.specs[full] = self._build(fn, tuple(arg_kinds), tuple(wrt)) \
+                    if mode == "rev" else \
+                    self._build_fwd(fn, tuple(arg_kinds), tuple(wrt), helper=at is not None)
             finally:
                 self.building.pop()
             self.order.append(self.specs[full])
@@ -209,10 +210,10 @@ class Program:
         spec.recomputable = not ctx.loops and not ctx.stacked
         return spec
 
-    def _build_fwd(self, fn, arg_kinds, wrt):
+    def _build_fwd(self, fn, arg_kinds, wrt, helper=False):
         spec = self._analyzed(fn, arg_kinds, wrt, "fwd")
         spec.jvp_name = self.namer.fresh(f"{spec.name}_jvp", numbered=False)
-        spec.jvp = pipeline.forward_mode(spec.ctx, spec.wrt_names, spec.jvp_name)
+        spec.jvp = pipeline.forward_mode(spec.ctx, spec.wrt_names, spec.jvp_name, flat=helper)
         return spec
 
     def source(self, top):

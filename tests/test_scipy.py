@@ -169,10 +169,6 @@ def through_a_pair(x):
     return a * b
 
 
-@pytest.mark.xfail(raises=srcad.UnsupportedError, strict=True,
-                   reason="the forward-mode code of a call to a helper that returns a tuple "
-                          "unpacks nested tuples, which ToANF refuses when hvp differentiates "
-                          "it in reverse mode")
 def test_hessp_through_a_helper_returning_a_tuple():
     x, p = np.array([1.5, 2.0]), np.array([1.0, -1.0])
     hv = srcad.scipy.hessp(through_a_pair, jit=False)(x, p)

@@ -57,8 +57,9 @@ class ForwardAD:
              "custom_calls", "custom_tangents", "calls")
     provides = ("tangent_names",)
 
-    def __init__(self, ctx, params, wrt, name):
+    def __init__(self, ctx, params, wrt, name, flat=False):
         self.ctx, self.params, self.wrt, self.name = ctx, params, wrt, name
+        self.flat = flat  # a helper's n-tuple result: its n values, then their n tangents
         # tangents of the values that depend on `wrt` and reach the output (`ctx.active`):
         # one that reaches nothing is never computed (its rule could divide by zero)
         self.varied = {v for v in ctx.active if getattr(ctx.kinds.get(v), "is_float", False)}
@@ -100,7 +101,7 @@ class ForwardAD:
         outs = self.result.elts if isinstance(self.result, gast.Tuple) else [self.result]
         res = ", ".join(to_source(gast.Expr(value=o)).strip() for o in outs)
         tan = ", ".join(self.tangent_of(o) for o in outs)
-        if isinstance(self.result, gast.Tuple):
+        if isinstance(self.result, gast.Tuple) and not self.flat:
             res, tan = f"({res},)", f"({tan},)"
         out += _stmts(f"return {res}, {tan}")
         params = self.params + [self.t(p) for p in self.wrt]
@@ -223,21 +224,18 @@ class ForwardAD:
         arg_text = [arguments_text([a]) for a in args]
         tan_text = [self.t(args[i].id) for i in wrt]
         target = s.targets[0]
-        if isinstance(target, gast.Tuple):
+        call = f"{spec.jvp_name}({', '.join(arg_text + (tan_text if wrt else []))})"
+        if isinstance(target, gast.Tuple):  # the helper's values, then their tangents
             outs = [e.id for e in target.elts]
-            lhs = "(" + ", ".join(outs) + ",), (" + ", ".join(
-                self.t(o) if o in self.varied and wrt else "_" for o in outs) + ",)"
-        elif wrt:
-            lhs = f"{target.id}, {self.t(target.id)}"
+            tans = [self.t(o) if o in self.varied and wrt else "_" for o in outs]
+            code = [f"{', '.join(outs + tans)} = {call}"]
+            zeros = [o for o in outs if o in self.varied]
         else:
-            lhs = f"{target.id}, _"
+            code = [f"{target.id}, {self.t(target.id) if wrt else '_'} = {call}"]
+            zeros = [target.id]
         if not wrt and self.targets_varied(s):  # varied targets, constant inputs
-            zeros = [] if isinstance(target, gast.Tuple) else [target.id]
-            zeros += [o for o in (outs if isinstance(target, gast.Tuple) else [])
-                      if o in self.varied]
-            return _stmts(f"{lhs} = {spec.jvp_name}({', '.join(arg_text)})") + [
-                s2 for z in zeros for s2 in _stmts(f"{self.t(z)} = {self.zero(z)}")]
-        return _stmts(f"{lhs} = {spec.jvp_name}({', '.join(arg_text + tan_text)})")
+            code += [f"{self.t(z)} = {self.zero(z)}" for z in zeros]
+        return [st for line in code for st in _stmts(line)]
 
 
 def _function(name, params, body):
