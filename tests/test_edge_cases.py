@@ -1395,6 +1395,12 @@ def rebound_to_an_array(x):
     return np.sum(s * x[:2])
 
 
+def tuple_item_reads_what_the_body_writes(x, y, a):
+    for v in (0.5, a[0] * x):
+        a[0] = 2.5
+    return v * y + np.sum(a)
+
+
 GRAD_CASES = [
     # branches and names
     case(both_branches, lambda: (1.3, 0.4), (0, 1), id="both_branches[then]"),
@@ -1596,6 +1602,9 @@ GRAD_CASES = [
         (rebound_to_a_sum, lambda: (_a(0.5, 1.5),)),
         (rebound_after_a_loop, lambda: (_a(0.5, 1.5), 3)),
         (rebound_to_an_array, lambda: (_a(0.5, 1.5, 2.0),))) for jit in (False, True)],
+    # Python builds the tuple before the loop: its items see the array before the body writes
+    *[case(tuple_item_reads_what_the_body_writes, lambda: (0.7, 1.3, _a(0.3, 0.4)), (0, 1, 2),
+           jit=jit) for jit in (False, True)],
 ]
 
 

@@ -106,12 +106,17 @@ class UnrollTupleLoops:
         """Statements taking the items the body changes (`s` in `for v in (a, s)` with
         `s -= ...` in the body) into temporaries; `node.iter.elts` becomes the values
         each copy starts from."""
-        changed = {n.id for n in gast.walk(node) if isinstance(n, gast.Name)
+        rebound = {n.id for n in gast.walk(node) if isinstance(n, gast.Name)
                    and isinstance(n.ctx, gast.Store)}
+        written = {_root(n) for n in gast.walk(node)  # arrays written element by element
+                   if isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store)}
         out, elts = [], []
         for elt in node.iter.elts:
-            if isinstance(elt, gast.Constant) or not any(
-                    isinstance(n, gast.Name) and n.id in changed for n in gast.walk(elt)):
+            reads = {n.id for n in gast.walk(elt) if isinstance(n, gast.Name)}
+            # the tuple holds a name's object itself, so the body's writes into it show, as
+            # in Python; a value computed from what the body changes is computed first
+            if isinstance(elt, gast.Constant) or not reads & (rebound | written) or \
+                    isinstance(elt, gast.Name) and elt.id not in rebound:
                 elts.append(elt)
                 continue
             tmp = self.ctx.namer.fresh("tmp")
@@ -119,6 +124,13 @@ class UnrollTupleLoops:
             elts.append(ir.name(tmp))
         node.iter.elts = elts
         return out
+
+
+def _root(node):
+    """The variable an element write `x[i][j] = ...` writes into (`x`)."""
+    while isinstance(node, (gast.Subscript, gast.Attribute)):
+        node = node.value
+    return node.id if isinstance(node, gast.Name) else None
 
 
 def _flag_breaks(stmts, flag):
