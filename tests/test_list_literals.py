@@ -35,8 +35,12 @@ def dot_of_lists(a):
     return np.dot([a, 1.0, 2.0], [3.0, a, -a])
 
 
-CASES = [np_sum_of_list, builtin_sum_of_list, builtin_max_of_list, np_max_of_array_literal,
-         np_mean_mixed_ints, np_prod_of_tuple, dot_of_lists]
+def max_of_one_item(a):
+    return max([a * a]) + min((np.sin(a),))
+
+
+CASES = [max_of_one_item, np_sum_of_list, builtin_sum_of_list, builtin_max_of_list,
+         np_max_of_array_literal, np_mean_mixed_ints, np_prod_of_tuple, dot_of_lists]
 
 
 @pytest.mark.parametrize("fn", CASES, ids=lambda f: f.__name__)

@@ -150,6 +150,8 @@ class ResolveCalls(gast.NodeTransformer):
             return self.keeping_dims(rule, args, [kw for kw in keywords if kw is not keep],
                                      keep.value, method)
         literal = _one_literal(args, keywords)
+        if rule.name in ("min", "max") and literal is not None and len(literal.elts) == 1:
+            return literal.elts[0]  # max([e]) is e (visited with the call's arguments)
         if rule.name in ("min", "max") and literal is not None and len(literal.elts) > 1:
             args = list(literal.elts)
         if rule.name in ("min", "max") and len(args) > 2 and not keywords:
