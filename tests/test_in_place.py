@@ -219,3 +219,21 @@ def test_the_pullbacks_module_shows_who_holds_the_array():
     _, pullback = srcad.vjp(pingpong, np.ones(5), np.zeros(5), 0.1, 3, out=0, jit=False)
     text = srcad.source(pullback)
     assert "def pingpong_fwd(" in text and "holder == 0" in text
+
+
+def swapped_twice(x, y, a):
+    w = np.zeros(4)
+    u = np.zeros(4)
+    u, w = w, u
+    w[0] = x
+    u, w = w, u
+    return np.sum(u * a) * y
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_buffers_swapped_twice_in_straight_line_code(jit):
+    # an alias through a temporary holds only from the assignment that made it onwards
+    make = lambda: (0.5, 1.5, np.array([0.3, -0.2, 0.7, 1.1]))  # noqa: E731
+    value, grad = srcad.value_and_grad(swapped_twice, wrt=(0, 1, 2), jit=jit)(*make())
+    assert value == swapped_twice(*make())
+    assert_grad_close(grad, fd_grad(swapped_twice, make(), (0, 1, 2)))

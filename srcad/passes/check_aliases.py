@@ -78,8 +78,9 @@ class CheckAliases:
         return views, augmented
 
     def closure(self, views):
-        """Add `v` as a view of `x` wherever `v` views `t` and `t` views `x`, unless `x`
-        is assigned anew between the two (a swap, `u, w = w, u`, leaves no alias)."""
+        """Add `v` as a view of `x` wherever `v` views `t` and `t` views `x`, the second
+        reaching the first, unless `x` is assigned anew between the two (a swap,
+        `u, w = w, u`, leaves no alias)."""
         out = list(views)
         pairs = {(v, src) for v, src, *_ in out}
         changed = True
@@ -88,6 +89,7 @@ class CheckAliases:
             for v, src, pos, loops, s in list(out):
                 for v2, src2, pos2, loops2, _ in list(out):
                     if v2 == src and src2 != v and (v, src2) not in pairs and \
+                            _reaches(pos2, loops2, pos, loops) and \
                             not self.defined(src2, pos2, loops2, pos, loops):
                         out.append((v, src2, pos, loops, s))
                         pairs.add((v, src2))
