@@ -2,17 +2,22 @@
 
 Every program defines `f(x, y, a, m)` (a of shape (n,), m of shape (r, n)); `check` draws
 inputs from the seed, compares reverse mode with central finite differences and forward
-mode with reverse mode, exactly as the fuzzer does."""
+mode with reverse mode, exactly as the fuzzer does (for an in-place kernel, `out=2`, the
+final contents of `a` through `vjp` and `jvp`).  A bug not fixed yet is marked
+`xfail(strict=True)` with what goes wrong: the test starts failing once it is fixed, so
+that the mark comes off."""
 
 import textwrap
+
+import pytest
 
 from srcad import fuzz
 
 HEADER = "import math\n\nimport numpy as np\n\n\n"
 
 
-def check(body, seed=0, shapes=(4, 2), jit=False):
-    result = fuzz.check_source(HEADER + textwrap.dedent(body), seed, shapes, jit=jit)
+def check(body, seed=0, shapes=(4, 2), jit=False, out=None):
+    result = fuzz.check_source(HEADER + textwrap.dedent(body), seed, shapes, jit=jit, out=out)
     assert result.outcome == fuzz.OK, result.detail
 
 
@@ -205,3 +210,85 @@ def test_integer_powers_of_literals_are_pythons():
             k = 3 ** (-1 ** 4) + (2 + 1) ** (-3)
             return x * k + y + np.sum(a) + np.sum(m)
         """, jit=True)
+
+
+# Found by the grammar generator's recent constructs (integer-array and tuple indices,
+# masks, max/min of an iterable, raise/assert, buffer swaps, in-place kernels).
+
+def test_loop_over_tuple_reads_an_array_before_the_body_writes_it():
+    # In-place seeds 401, 636 and 1214 (`for i2 in (c, np.sum(a)): a[[3, 3]] = ...`, then
+    # `a *= i2`): the items were read when each unrolled copy ran, after the body's write
+    # (seed 3993's fix covered a scalar item only): a wrong value and gradient.
+    check("""
+        def f(x, y, a, m):
+            for v in (0.5, a[0] * x):
+                a[0] = 2.5
+            return v * y + np.sum(m)
+        """, jit=True)
+
+
+@pytest.mark.xfail(strict=True, reason="crash: NameError `top_t` in the forward sweep. A "
+                   "tuple held in a name and bound again in a loop is saved on a list tape "
+                   "(appended to, no counter), but the reservation before the loop reads "
+                   "the counter `top_t` that only array tapes have")
+def test_tuple_index_bound_again_in_a_loop_with_an_inner_loop():
+    # seeds 2402, 2569 and 20031 (compiled too: Numba cannot type the forward sweep, and
+    # the plain-Python one raises the same NameError)
+    check("""
+        def f(x, y, a, m):
+            s = 0.0
+            for k in range(3):
+                t = (2,)
+                v = a[t] * x
+                for i in range(3):
+                    s = math.cos(s + v)
+            return s + y + np.sum(m)
+        """)
+
+
+def test_max_of_a_one_item_list():
+    check("""
+        def f(x, y, a, m):
+            return max([x * y]) + min((x,)) + np.sum(a) + np.sum(m)
+        """)
+
+
+def test_buffers_swapped_twice_are_no_aliases():
+    check("""
+        def f(x, y, a, m):
+            w = np.zeros(4)
+            u = np.zeros(4)
+            u, w = w, u
+            w[0] = x
+            u, w = w, u
+            return np.sum(u * a) * y + np.sum(m)
+        """)
+
+
+@pytest.mark.xfail(strict=True, reason="refused: with out=, a buffer that is swapped with "
+                   "the argument (or with a buffer that was) and first bound inside a branch, "
+                   "or after the argument's first swap, is \"bound to another value here, so "
+                   "srcad cannot follow where the caller's array is\"; bound at the top, "
+                   "before the swaps, it is followed")
+@pytest.mark.parametrize("body", ["""
+    def f(x, y, a, m):
+        if x > -2.0:
+            u = np.zeros_like(a)
+            for k in range(2):
+                u[0] = a[0] * y + np.sum(m)
+                a, u = u, a
+    """, """
+    def f(x, y, a, m):
+        u = np.zeros_like(a)
+        for k in range(2):
+            u[0] = a[0] * y + np.sum(m)
+            a, u = u, a
+        w = np.zeros_like(a)
+        for k in range(2):
+            w[0] = u[0] * x
+            u, w = w, u
+    """], ids=["in-a-branch", "after-a-swap"])
+def test_in_place_buffer_bound_where_srcad_cannot_follow_it(body):
+    # in-place seeds 11, 131 and 30106 of the grammar generator (in a branch, in an outer
+    # loop, after the argument's first swap)
+    check(body, out=2)

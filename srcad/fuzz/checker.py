@@ -2,9 +2,10 @@
 
 Two generators write the source of a module holding `f` and return it with the shapes of
 f's arguments: `programs` (`srcad.fuzz.programs`: `f(x, y, a, m)` and helpers it calls, in
-the shapes of code srcad supports) and `grammar` (`srcad.fuzz.grammar`: `f(x, y, z)` or
-`f(x, y, z, a)` drawn from Python's expression grammar, with surprising literals,
-operators and precedence).
+the shapes of code srcad supports) and `grammar` (`srcad.fuzz.grammar`: `f(x, y, z)`,
+`f(x, y, z, a)`, `f(x, y, z, m)` or `f(x, y, z, a, m)` drawn from Python's grammar, with
+surprising literals, operators and precedence, and the indexing, masks, extremes, checks
+and buffer swaps srcad learned late).
 
 `check(seed)` imports that module from a file (srcad reads source with `inspect`) and
 compares `srcad.value_and_grad(f, wrt=<every argument>)` with central finite differences,
@@ -20,18 +21,25 @@ result magnifies.
 
     python -m srcad.fuzz 1000 --seed 2000 --jit-every 20 --out /tmp/fuzz-failures
     python -m srcad.fuzz 3000 --generator grammar --jit-every 10
+    python -m srcad.fuzz 1000 --generator grammar --in-place --out /tmp/fuzz-failures
     python -m srcad.fuzz --minimize /tmp/fuzz-failures/wrong_seed2345.py
 
+An input where a `raise` or `assert` of f fires is checked for srcad raising the same
+exception with f's message (`srcad.fuzz.kernels`); any other exception from f is a bug of
+the generator and the program's outcome is CRASH.  In-place kernels (`--in-place`, from
+the grammar generator: they write their result into argument `a` and return nothing)
+are checked through `srcad.vjp(f, ..., out=a)` and `srcad.jvp(..., out=a)` against a's
+final contents and the finite differences of their sum times a random cotangent.
+
 Outcomes: ok, skipped (every input tried was near a kink), REFUSED (SrcadError on a
-program the generator believes supported), WRONG (a gradient, jvp or primal mismatch),
-CRASH (any other exception, `srcad.errors.InternalError` included).  Each non-ok,
-non-skipped program is written to the output folder; `--minimize` shrinks one of them
-(see `srcad.fuzz.shrink`).
+program the generator believes supported), WRONG (a gradient, jvp or primal mismatch, or
+an exception unlike f's), CRASH (any other exception, `srcad.errors.InternalError`
+included).  Each non-ok, non-skipped program is written to the output folder; `--minimize`
+shrinks one of them (see `srcad.fuzz.shrink`).
 """
 
 import argparse
 import importlib.util
-import math
 import os
 import re
 import sys
@@ -42,15 +50,26 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from srcad.fuzz import kernels
+from srcad.fuzz.compare import (
+    JVP_RTOL,
+    KINK_RTOL,
+    REL_STEP,
+    close,
+    copies,
+    flat,
+    mismatched_gradient,
+    partials,
+    primal_mismatch,
+    show,
+    split,
+    value_of,
+)
+
 OK, SKIPPED, REFUSED, WRONG, CRASH = "ok", "skipped", "refused", "wrong", "crash"
 OUTCOMES = (OK, SKIPPED, REFUSED, WRONG, CRASH)
 
-REL_STEP = 1e-6      # finite-difference step, relative to max(1, |value|)
-FD_RTOL = 1e-5       # gradient vs finite differences
-KINK_RTOL = 1e-4     # finite differences at h and h/10 must agree this well
-JVP_RTOL = 1e-8      # forward mode vs reverse mode
 TRIES = 3            # random inputs tried before a program is "skipped"
-ULPS = 4             # jit=True value vs f where Numba cannot compile f
 
 
 # --------------------------------------------------------------------------- generators
@@ -68,10 +87,13 @@ def _generator(name):
 GENERATORS = ("programs", "grammar")
 
 
-def generate(seed, generator="programs", avoid=()):
-    """(source, spec) of program `seed` from `generator`; `avoid` only for "grammar"."""
+def generate(seed, generator="programs", avoid=(), in_place=False):
+    """(source, spec) of program `seed` from `generator`; `avoid` and `in_place` (an
+    in-place kernel, whose header names the argument it writes) only for "grammar"."""
     if generator == "grammar":
-        return _generator(generator)(seed, avoid=avoid)
+        return _generator(generator)(seed, avoid=avoid, in_place=in_place)
+    if in_place:
+        raise ValueError("in-place programs come from the grammar generator only")
     return _generator(generator)(seed)
 
 
@@ -114,6 +136,19 @@ class Result:
     notes: list = field(default_factory=list)
 
 
+_OUT = re.compile(r"; out: (\w+)\s*$")
+
+
+def parse_out(line):
+    """The position of the argument an in-place program writes its result into, from its
+    header line; None for a program that returns its result."""
+    match = _OUT.search(line)
+    if match is None:
+        return None
+    names = [name for name, _ in parse_header(line)[2]]
+    return names.index(match[1])
+
+
 def load(source, name, folder):
     """Write `source` to folder/name.py and import it as a module."""
     path = os.path.join(folder, name + ".py")
@@ -126,51 +161,6 @@ def load(source, name, folder):
     return module
 
 
-def _copies(args):
-    return [np.array(v) if isinstance(v, np.ndarray) else v for v in args]
-
-
-def _call(f, args):
-    return float(f(*_copies(args)))     # f may write into its arrays: every call gets copies
-
-
-def _partials(f, args, h_rel):
-    """Central differences of f at args in every coordinate of every argument, flattened."""
-    out = []
-    for k, v in enumerate(args):
-        for j in range(np.size(v)):
-            p, m = _copies(args), _copies(args)
-            if isinstance(v, np.ndarray):
-                h = h_rel * max(1.0, abs(v.flat[j]))
-                p[k].flat[j] += h
-                m[k].flat[j] -= h
-            else:
-                h = h_rel * max(1.0, abs(v))
-                p[k] += h
-                m[k] -= h
-            out.append((_call(f, p) - _call(f, m)) / (2 * h))
-    return np.array(out)
-
-
-def _flat(values):
-    return np.concatenate([np.asarray(v, dtype=float).ravel() for v in values])
-
-
-def _close(got, want, rtol, scale=0.0):
-    return np.abs(got - want) <= rtol * (1.0 + np.abs(want) + scale)
-
-
-def same_bits(a, b):
-    """Whether two floats are the same IEEE double, sign of zero included."""
-    return np.float64(a).tobytes() == np.float64(b).tobytes()
-
-
-def within_ulps(a, b, ulps=ULPS, floor=0.0):
-    """Whether `a` and `b` differ by at most `ulps` units in the last place of the larger
-    of them (and of `floor`)."""
-    return same_bits(a, b) or abs(a - b) <= ulps * np.spacing(max(abs(a), abs(b), floor))
-
-
 def _inputs(rng, spec):
     """Random inputs in [-1.5, 1.5] for every argument of `spec`, in order: Python floats
     (as srcad computes with them, and as f then does) and float arrays."""
@@ -178,116 +168,108 @@ def _inputs(rng, spec):
                  for _, shape in as_spec(spec))
 
 
-def _primal(jit, got, value, reference, args, where, what):
-    """None when `got` (srcad's value) keeps f's value, else what is wrong.  `reference`
-    is Numba's f, or None where Numba cannot compile f."""
-    if not jit:
-        if same_bits(got, value):
-            return None
-        return (f"jit=False: primal {what} {got!r} != f {value!r} "
-                f"(differs by {got - value!r}) at\n  {where}")
-    if reference is not None:
-        want = reference(args)
-        if want is not None and same_bits(got, want):
-            return None
-        if want is not None and not within_ulps(want, value) and within_ulps(got, value):
-            return None     # Numba's semantics differ from Python's; srcad kept Python's
-        if want is not None:
-            return (f"jit=True: primal {what} {got!r} != numba.njit(f) {want!r} "
-                    f"(f {value!r}) at\n  {where}")
-    if within_ulps(got, value, floor=1.0):
-        return None
-    return (f"jit=True: primal {what} {got!r} != f {value!r} beyond {ULPS} ulps (of 1.0 at "
-            f"least) at\n  {where}")
-
-
-def _tangents(t, args):
-    tangents, at = [], 0
-    for v in args:
-        tangents.append(t[at:at + np.size(v)].reshape(np.shape(v)) if np.ndim(v)
-                        else float(t[at]))
-        at += np.size(v)
-    return tangents
-
-
-def _check_at(f, args, names, value, fd, rng, jit, reference):
-    """(outcome, detail) of one input for one setting of jit."""
+def _mismatch(f, args, names, value, fd, rng, jit, reference):
+    """None when srcad keeps f's value and differentiates it right at one input for one
+    setting of jit, else what is wrong."""
     import srcad
 
     wrt = tuple(range(len(args)))
     g = srcad.value_and_grad(f, wrt=wrt, jit=jit, on_jit_error="raise")
-    given = _copies(args)
+    given = copies(args)
     out, grads = g(*given)
-    got = _flat(grads)
+    got = flat(grads)
     if not all(np.array_equal(u, v) for u, v in zip(given, args)):
-        return WRONG, f"jit={jit}: grad mutated an array argument"
-    where = _show(args, names)
-    bad = _primal(jit, float(out), value, reference, args, where, "value")
+        return f"jit={jit}: grad mutated an array argument"
+    where = show(args, names)
+    want = reference(args) if jit and reference is not None else None
+    bad = primal_mismatch(jit, float(out), value, want, where, "value")
     if bad:
-        return WRONG, bad
-    ok = _close(got, fd, FD_RTOL, 1e-3 * abs(value))
-    if not np.all(ok):
-        rows = "\n".join(f"  d/d{_coord(k, args, names)}: srcad {got[k]!r}  fd {fd[k]!r}"
-                         for k in np.flatnonzero(~ok))
-        return WRONG, f"jit={jit}: grad vs finite differences at\n  {where}\n{rows}"
+        return bad
+    bad = mismatched_gradient(jit, got, fd, args, names, where, 1e-3 * abs(value))
+    if bad:
+        return bad
     t = rng.standard_normal(got.size)
-    out, tan = srcad.jvp(f, _copies(args), _tangents(t, args), wrt=wrt, jit=jit,
+    out, tan = srcad.jvp(f, copies(args), split(t, args), wrt=wrt, jit=jit,
                          on_jit_error="raise")
-    bad = _primal(jit, float(out), value, reference, args, where, "jvp value")
+    bad = primal_mismatch(jit, float(out), value, want, where, "jvp value")
     if bad:
-        return WRONG, bad
+        return bad
     want = float(got @ t)
-    if not _close(float(tan), want, JVP_RTOL, float(np.abs(got) @ np.abs(t))):
-        return WRONG, (f"jit={jit}: jvp {float(tan)!r} != <grad, t> {want!r} at\n"
-                       f"  {where}\n  t = {t.tolist()!r}")
-    return OK, ""
+    if not close(float(tan), want, JVP_RTOL, float(np.abs(got) @ np.abs(t))):
+        return (f"jit={jit}: jvp {float(tan)!r} != <grad, t> {want!r} at\n"
+                f"  {where}\n  t = {t.tolist()!r}")
+    return None
 
 
-def check_program(f, spec, rng, jits, reference=None):
+def _point(f, args, rng, out):
+    """(value, cotangent, fd) of f at one input: f's value (for an in-place kernel, its
+    final contents, and a random cotangent for them) and the finite differences of f (of
+    the sum of the contents times the cotangent); None where the value is out of range or
+    lies near a kink (finite differences at two steps disagree)."""
+    if out is None:
+        value = value_of(f, args)
+        cotangent, objective, scalar = None, f, value
+    else:
+        value = kernels.final_contents(f, args, out)
+        cotangent = rng.standard_normal(value.shape)
+        objective = kernels.objective(f, out, cotangent)
+        scalar = float(np.sum(cotangent * value))
+    if not (np.all(np.isfinite(value)) and np.max(np.abs(value), initial=0.0) <= 1e6):
+        return None
+    try:
+        fd = partials(objective, args, REL_STEP)
+        fd_small = partials(objective, args, REL_STEP / 10)
+    except Exception:  # noqa: BLE001  (a check fired near the input: a kink of its own)
+        return None
+    if not (np.all(np.isfinite(fd)) and np.all(close(fd, fd_small, KINK_RTOL, abs(scalar)))):
+        return None
+    return value, cotangent, fd
+
+
+def check_program(f, spec, rng, jits, reference=None, out=None, notes=None):
     """Check f on up to TRIES random inputs for the arguments of `spec` (a spec or the
     (n, rows) of a `programs` program).  `reference(args)` is Numba's value of f (None
-    where it has none).  (outcome, detail)."""
+    where it has none); `out` is the argument an in-place kernel writes its result into.
+    An input where a check of f's fires is checked for srcad raising alike, and noted in
+    `notes`.  (outcome, detail)."""
     spec = as_spec(spec)
     names = [name for name, _ in spec]
+    notes = [] if notes is None else notes
     skipped = 0
     for _ in range(TRIES):
         args = _inputs(rng, spec)
-        value = _call(f, args)
-        if not math.isfinite(value) or abs(value) > 1e6:
+        try:
+            found = _point(f, args, rng, out)
+        except Exception as exc:  # noqa: BLE001  (f's own checks fire; others propagate)
+            if not kernels.from_check(exc, f):
+                raise
+            for jit in jits:
+                bad = kernels.unlike_raise(f, args, names, exc, jit, out)
+                if bad:
+                    return WRONG, bad
+            notes.append(f"raised {type(exc).__name__}")
+            continue
+        if found is None:
             skipped += 1
             continue
-        fd = _partials(f, args, REL_STEP)
-        fd_small = _partials(f, args, REL_STEP / 10)
-        if not (np.all(np.isfinite(fd)) and np.all(_close(fd, fd_small, KINK_RTOL, abs(value)))):
-            skipped += 1
-            continue
+        value, _, fd = found
         for jit in jits:
-            outcome, detail = _check_at(f, args, names, value, fd, rng, jit, reference)
-            if outcome != OK:
-                return outcome, detail
+            if out is None:
+                bad = _mismatch(f, args, names, value, fd, rng, jit, reference)
+            else:
+                bad = kernels.in_place_mismatch(f, args, names, out, found, rng, jit, reference)
+            if bad:
+                return WRONG, bad
         return OK, ""
+    if skipped == 0:
+        return OK, f"f raised on all {TRIES} inputs, as srcad did"
     return SKIPPED, f"{skipped} inputs near a kink or out of range"
 
 
-def _coord(k, args, names):
-    at = 0
-    for name, v in zip(names, args):
-        if k < at + np.size(v):
-            j = k - at
-            return name if np.ndim(v) == 0 else \
-                f"{name}[{', '.join(map(str, np.unravel_index(j, np.shape(v))))}]"
-        at += np.size(v)
-    return str(k)
-
-
-def _show(args, names):
-    return ", ".join(f"{name} = np.array({v.tolist()!r})" if isinstance(v, np.ndarray)
-                     else f"{name} = {v!r}" for name, v in zip(names, args))
-
-
-def numba_reference(source, name, folder):
-    """A function of args giving `numba.njit(f)(*args)`, every function of the module
-    compiled by Numba; it gives None where Numba cannot compile or run f."""
+def numba_reference(source, name, folder, out=None):
+    """A function of args giving `numba.njit(f)(*args)` (for an in-place kernel, the final
+    contents of argument `out`), every function of the module compiled by Numba; it gives
+    None where Numba cannot compile or run f."""
     import numba
 
     try:
@@ -303,7 +285,9 @@ def numba_reference(source, name, folder):
         if state["broken"]:
             return None
         try:
-            return _call(module.f, args)
+            if out is None:
+                return value_of(module.f, args)
+            return kernels.final_contents(module.f, args, out)
         except Exception:  # noqa: BLE001  (Numba could not type or run f)
             state["broken"] = True
             return None
@@ -311,20 +295,22 @@ def numba_reference(source, name, folder):
     return reference
 
 
-def check_source(source, seed, shapes, jit=False, folder=None, name=None):
+def check_source(source, seed, shapes, jit=False, folder=None, name=None, out=None):
     """Check the program `source` (defining f with the arguments of `shapes`, a spec or
-    the (n, rows) of a `programs` program) with inputs drawn from `seed`."""
+    the (n, rows) of a `programs` program; writing its result into argument `out` if that
+    is not None) with inputs drawn from `seed`."""
     import srcad
 
     jits = (False, True) if jit else (False,)
     own = folder is None
     folder = folder or tempfile.mkdtemp(prefix="srcad-fuzz-")
     name = name or f"srcad_fuzz_prog_{seed}"
+    notes = []
     try:
         module = load(source, name, folder)
-        reference = numba_reference(source, name + "_njit", folder) if jit else None
+        reference = numba_reference(source, name + "_njit", folder, out) if jit else None
         rng = np.random.default_rng(seed)
-        outcome, detail = check_program(module.f, shapes, rng, jits, reference)
+        outcome, detail = check_program(module.f, shapes, rng, jits, reference, out, notes)
     except srcad.errors.InternalError:  # a SrcadError, but a bug in srcad
         outcome, detail = CRASH, traceback.format_exc()
     except srcad.SrcadError as exc:
@@ -334,22 +320,27 @@ def check_source(source, seed, shapes, jit=False, folder=None, name=None):
     finally:
         sys.modules.pop(name, None)
         if own:
-            for leftover in (name, name + "_njit"):
-                try:
-                    os.remove(os.path.join(folder, leftover + ".py"))
-                except OSError:
-                    pass
-            try:
-                os.rmdir(folder)
-            except OSError:
-                pass
-    return Result(seed, outcome, detail, source, jit)
+            _remove(folder, (name, name + "_njit"))
+    return Result(seed, outcome, detail, source, jit, notes)
 
 
-def check(seed, jit=False, folder=None, generator="programs", avoid=()):
+def _remove(folder, names):
+    for leftover in names:
+        try:
+            os.remove(os.path.join(folder, leftover + ".py"))
+        except OSError:
+            pass
+    try:
+        os.rmdir(folder)
+    except OSError:
+        pass
+
+
+def check(seed, jit=False, folder=None, generator="programs", avoid=(), in_place=False):
     """Generate program `seed` and check it; jit=True also checks the Numba-compiled sweeps."""
-    source, shapes = generate(seed, generator, avoid)
-    return check_source(source, seed, shapes, jit, folder)
+    source, shapes = generate(seed, generator, avoid, in_place)
+    out = parse_out(source.splitlines()[0])
+    return check_source(source, seed, shapes, jit, folder, out=out)
 
 
 def write_failure(result, out, tag=""):
@@ -368,6 +359,14 @@ def _summary(result):
     return lines[-1] if result.outcome == CRASH else lines[0]
 
 
+def refusal_message(detail):
+    """A refusal's first line without colours, file, line, names and numbers: what is
+    refused, for counting refusals by message."""
+    first = re.sub(r"\x1b\[[0-9;]*m", "", (detail.splitlines() or [""])[0])
+    first = re.sub(r"\S+\.py:\d+: ", "", first)
+    return re.sub(r"`[^`]*`|'[^']*'|\d+", "_", first)
+
+
 def _parser():
     parser = argparse.ArgumentParser(prog="python -m srcad.fuzz",
                                      description=__doc__.split("\n")[0])
@@ -378,7 +377,14 @@ def _parser():
                              "expression grammar (default: programs)")
     parser.add_argument("--avoid", default="",
                         help="grammar only: comma-separated constructs to leave out while a "
-                             "known bug in them is fixed (neg-base, sum-list)")
+                             "known bug in them is fixed (neg-base, sum-list, zero-singular, "
+                             "one-item, swap-twice), or recent ones (matrix, int-index, "
+                             "tuple-index, mask, extremum, raise, swap; avoiding all seven "
+                             "gives the programs of seeds before they were added)")
+    parser.add_argument("--in-place", action="store_true",
+                        help="grammar only: in-place kernels, which write their result into "
+                             "argument a and return nothing, checked through "
+                             "srcad.vjp(f, ..., out=a)")
     parser.add_argument("--jit-every", type=int, default=5,
                         help="also check jit=True on every K-th program (0: never)")
     parser.add_argument("--check-passes", action="store_true",
@@ -400,27 +406,44 @@ def main(argv=None):
     warnings.simplefilter("ignore")
     if opts.minimize:
         from srcad.fuzz.shrink import minimize_main
-        return minimize_main(opts.minimize, opts.out, opts.generator, avoid)
+        return minimize_main(opts.minimize, opts.out, opts.generator, avoid, opts.in_place)
+    counts, jitted, raised, refusals = _run(opts, avoid)
+    print(f"{opts.n} programs (jit on {jitted}, off {opts.n - jitted}): "
+          + " ".join(f"{k}={v}" for k, v in counts.items())
+          + f"; a check fired in {raised}", flush=True)
+    for message, k in sorted(refusals.items(), key=lambda item: -item[1]):
+        print(f"  refused {k}: {message[:160]}")
+    return 1 if counts[WRONG] or counts[CRASH] else 0
+
+
+def _run(opts, avoid):
+    """Check the programs `opts` names: (counts by outcome, how many with jit, how many
+    where one of f's checks fired, refusals by message)."""
     counts = dict.fromkeys(OUTCOMES, 0)
-    jitted = 0
+    jitted = raised = 0
+    refusals = {}
     folder = tempfile.mkdtemp(prefix="srcad-fuzz-")
     for seed in range(opts.seed, opts.seed + opts.n):
         jit = opts.jit_every > 0 and (seed - opts.seed) % opts.jit_every == 0
         jitted += jit
-        result = check(seed, jit=jit, folder=folder, generator=opts.generator, avoid=avoid)
+        result = check(seed, jit=jit, folder=folder, generator=opts.generator, avoid=avoid,
+                       in_place=opts.in_place)
         counts[result.outcome] += 1
+        raised += any(note.startswith("raised") for note in result.notes)
         if opts.verbose:
             print(f"seed {seed}: {result.outcome}", flush=True)
         elif (seed - opts.seed + 1) % 100 == 0:
             print(f"after seed {seed} (jit on {jitted}): "
                   + " ".join(f"{k}={v}" for k, v in counts.items()), flush=True)
+        if result.outcome == REFUSED:
+            message = refusal_message(result.detail)
+            refusals[message] = refusals.get(message, 0) + 1
         if result.outcome in (REFUSED, WRONG, CRASH):
-            path = write_failure(result, opts.out)
+            tag = "_in_place" if opts.in_place else ""
+            path = write_failure(result, opts.out, tag)
             first = _summary(result)
             print(f"seed {seed}: {result.outcome.upper()} -> {path}\n    {first[:200]}", flush=True)
-    print(f"{opts.n} programs (jit on {jitted}, off {opts.n - jitted}): "
-          + " ".join(f"{k}={v}" for k, v in counts.items()), flush=True)
-    return 1 if counts[WRONG] or counts[CRASH] else 0
+    return counts, jitted, raised, refusals
 
 
 if __name__ == "__main__":

@@ -3,21 +3,24 @@
     python -m srcad.fuzz --minimize /tmp/fuzz-failures/wrong_seed2345.py
     python -m srcad.fuzz --minimize 2345
     python -m srcad.fuzz --minimize 2345 --generator grammar
+    python -m srcad.fuzz --minimize 2345 --generator grammar --in-place
 
 Greedy and syntactic: delete a statement (a helper function, an `else`), replace a compound
 statement by its body, or replace an expression by one of its operands or by `0.5`; keep
-the change when the program still runs as plain Python and `srcad.fuzz` still reports the
-same outcome (for a crash, the same exception type; for a refusal, the same message up to
-names and numbers; for a wrong result, the same property: primal value, gradient or jvp)
+the change when the program still runs as plain Python (to a finite value, or to one of
+its own `raise` or `assert` checks) and `srcad.fuzz` still reports the same outcome (for
+a crash, the same exception type; for a refusal, the same message up to names and
+numbers; for a wrong result, the same property: primal value, gradient, jvp or raises)
 and the program got smaller.  A refusal while building the gradient is reproduced by that
 build alone, which keeps Numba failures quick to shrink.  The inputs come from the
-program's seed and argument shapes, read from its first line, as in the fuzzer.  The
-result is written next to the input as `*_min.py` (for a seed, into --out).
+program's seed and argument shapes, read from its first line, as in the fuzzer (which
+also names the argument an in-place kernel writes into).  The result is written next to
+the input as `*_min.py` (for a seed, into --out).
 """
 
 import ast
 import copy
-import math
+import linecache
 import os
 import re
 import signal
@@ -27,10 +30,12 @@ import tempfile
 import numpy as np
 
 from srcad.fuzz import checker as fuzz
+from srcad.fuzz import kernels
 
 
-def minimize(source, seed, shapes, jit, log=print):
-    """The smallest program found that fails like `source`, and its `fuzz.Result`."""
+def minimize(source, seed, shapes, jit, log=print, out=None):
+    """The smallest program found that fails like `source` (an in-place kernel writing
+    into argument `out`, if not None), and its `fuzz.Result`."""
     folder = tempfile.mkdtemp(prefix="srcad-min-")
     counter = [0]
 
@@ -38,8 +43,8 @@ def minimize(source, seed, shapes, jit, log=print):
         counter[0] += 1
         name = f"srcad_min_{os.getpid()}_{counter[0]}"
         if quick:
-            return _grad_only(src, seed, shapes, jit, folder, name)
-        return fuzz.check_source(src, seed, shapes, jit, folder, name=name)
+            return _grad_only(src, seed, shapes, jit, folder, name, out)
+        return fuzz.check_source(src, seed, shapes, jit, folder, name=name, out=out)
 
     first = run(source)
     want = _key(first)
@@ -55,7 +60,7 @@ def minimize(source, seed, shapes, jit, log=print):
         while i < len(edits):
             candidate = _apply(tree, edits[i])
             text = ast.unparse(candidate)
-            if _runs(text, seed, shapes):
+            if _runs(text, seed, shapes, out):
                 result = run(_with_header(source, text), quick)
                 if _key(result) == want and _size(candidate) < _size(tree):
                     tree, best, changed, edits = candidate, result, True, _edits(candidate)
@@ -65,14 +70,19 @@ def minimize(source, seed, shapes, jit, log=print):
     return _with_header(source, ast.unparse(tree)) + "\n", best
 
 
-def _grad_only(source, seed, shapes, jit, folder, name):
-    """Build and call `srcad.grad` of the program once, without checking the result."""
+def _grad_only(source, seed, shapes, jit, folder, name, out=None):
+    """Build and call `srcad.grad` (for an in-place kernel `srcad.vjp`) of the program
+    once, without checking the result."""
     import srcad
 
     try:
         module = fuzz.load(source, name, folder)
         args = fuzz._inputs(np.random.default_rng(seed), shapes)
-        srcad.grad(module.f, wrt=tuple(range(len(args))), jit=jit, on_jit_error="raise")(*args)
+        wrt = tuple(range(len(args)))
+        if out is None:
+            srcad.grad(module.f, wrt=wrt, jit=jit, on_jit_error="raise")(*args)
+        else:
+            srcad.vjp(module.f, *args, wrt=wrt, out=out, jit=jit, on_jit_error="raise")
         return fuzz.Result(seed, fuzz.OK, "", source, jit)
     except srcad.SrcadError as exc:
         return fuzz.Result(seed, fuzz.REFUSED, f"{type(exc).__name__}: {exc}", source, jit)
@@ -90,9 +100,7 @@ def _key(result):
         last = result.detail.strip().splitlines()[-1]
         return f"crash:{last.split(':')[0]}"
     if result.outcome == fuzz.REFUSED:
-        first = re.sub(r"\x1b\[[0-9;]*m", "", result.detail.splitlines()[0])
-        first = re.sub(r"\S+\.py:\d+: ", "", first)
-        first = re.sub(r"`[^`]*`|'[^']*'|\d+", "_", first)
+        first = fuzz.refusal_message(result.detail)
         return f"refused:{first[:60]}...{first[-100:]}"
     if result.outcome == fuzz.WRONG:
         match = re.match(r"jit=\w+: (primal \w+|\w+)", result.detail)
@@ -108,23 +116,30 @@ def _with_header(original, body):
     return original.splitlines()[0] + "\n" + body
 
 
-def _runs(text, seed, shapes):
-    """Whether the program defines f and returns a finite float within a second."""
+def _runs(text, seed, shapes, out=None):
+    """Whether the program defines f and, within a second, returns a finite float (an
+    in-place kernel: leaves finite contents in argument `out`) or fails one of its own
+    checks."""
     def alarm(*_):
         raise TimeoutError
 
     old = signal.signal(signal.SIGALRM, alarm)
     signal.alarm(1)
+    f = None
+    linecache.cache["<minimize>"] = (len(text), None, text.splitlines(True), "<minimize>")
     try:
         ns = {}
         exec(compile(text, "<minimize>", "exec"), ns)
-        value = float(ns["f"](*fuzz._inputs(np.random.default_rng(seed), shapes)))
-        return math.isfinite(value)
-    except Exception:  # noqa: BLE001  (any failure of the plain program rejects the edit)
-        return False
+        f = ns["f"]
+        args = fuzz._inputs(np.random.default_rng(seed), shapes)
+        value = f(*args) if out is None else kernels.final_contents(f, args, out)
+        return bool(np.all(np.isfinite(np.asarray(value, dtype=float))))
+    except Exception as exc:  # noqa: BLE001  (any other failure of the program rejects the edit)
+        return f is not None and kernels.from_check(exc, f)
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, old)
+        linecache.cache.pop("<minimize>", None)
 
 
 def _edits(tree):
@@ -195,9 +210,9 @@ def _replace(node, field, pos, k):
         value[pos] = new
 
 
-def minimize_main(target, out, generator="programs", avoid=()):
-    """CLI: minimize a failure file (or the program of a seed of `generator`) and write
-    `*_min.py`."""
+def minimize_main(target, out, generator="programs", avoid=(), in_place=False):
+    """CLI: minimize a failure file (or the program of a seed of `generator`, an in-place
+    one with `in_place`) and write `*_min.py`."""
     if os.path.exists(target):
         with open(target) as fh:
             source = fh.read()
@@ -205,13 +220,14 @@ def minimize_main(target, out, generator="programs", avoid=()):
         source = source.split("\n# REFUSED")[0].split("\n# WRONG")[0].split("\n# CRASH")[0]
         path = os.path.splitext(target)[0] + "_min.py"
     else:
-        source, _ = fuzz.generate(int(target), generator, avoid)
-        jit = fuzz.check(int(target), generator=generator,
-                         avoid=avoid).outcome in (fuzz.OK, fuzz.SKIPPED)
+        source, _ = fuzz.generate(int(target), generator, avoid, in_place)
+        jit = fuzz.check(int(target), generator=generator, avoid=avoid,
+                         in_place=in_place).outcome in (fuzz.OK, fuzz.SKIPPED)
         os.makedirs(out, exist_ok=True)
         path = os.path.join(out, f"{generator}_seed{target}_min.py")
     _, seed, shapes = fuzz.parse_header(source.splitlines()[0])
-    small, result = minimize(source, seed, shapes, jit)
+    position = fuzz.parse_out(source.splitlines()[0])
+    small, result = minimize(source, seed, shapes, jit, out=position)
     with open(path, "w") as fh:
         fh.write(small)
         fh.write(f"\n# {result.outcome.upper()} (jit={jit})\n")

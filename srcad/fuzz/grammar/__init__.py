@@ -1,10 +1,11 @@
 """Programs drawn from Python's expression grammar, for `srcad.fuzz`.
 
-`generate(seed)` writes the source of a module holding `f(x, y, z)` or `f(x, y, z, a)`
-(x, y, z floats, a a 1-d float array of length 3..6) and returns it with the argument
-spec `((name, shape), ...)`.  Where `srcad.fuzz.programs` writes the shapes of code
-srcad is known to support, this generator walks Python's own grammar: every operator
-and precedence level nested (unary chains, `-x ** 2`, `(-c) ** k`, `2 ** -x`, `a // b`,
+`generate(seed)` writes the source of a module holding `f(x, y, z)`, `f(x, y, z, a)`,
+`f(x, y, z, m)` or `f(x, y, z, a, m)` (x, y, z floats, a a 1-d float array of length
+3..6, m a float matrix with as many columns) and returns it with the argument spec
+`((name, shape), ...)`.  Where `srcad.fuzz.programs` writes the shapes of code srcad is
+known to support, this generator walks Python's own grammar: every operator and
+precedence level nested (unary chains, `-x ** 2`, `(-c) ** k`, `2 ** -x`, `a // b`,
 `a % b`, chained comparisons, `and`/`or`/`not` as conditions and as values, conditional
 expressions inside arithmetic), literals of every sign, size and kind (`-0.0`, `1e-320`,
 `1e300`, ints, module-level constants, `math.pi`, `np.inf`), `math` functions and the
@@ -15,6 +16,17 @@ reassociable (`e + 1e-16 + 1.0`), zeros whose sign decides a value
 (`math.atan2(e * 0.0, -1.5)`), expressions written again after a name in them was rebound,
 and functions at an argument that is zero for every input (`abs(x * 0.0)`).
 
+It also writes what srcad learned later (`RECENT`): a matrix argument ("matrix"), list
+literals as indices, read and written (`a[[i, j]]`, `m[[0, k]] = m[[k, 0]]`,
+"int-index"), tuples held in names as indices (`t = (i, j); m[t]`, "tuple-index"),
+boolean masks in reductions and writes (`np.sum(a[a > c])`, `w[w < c] *= 0.5`, a mean
+guarded against an empty selection, "mask"), Python's `max`/`min` of one iterable
+(`min((e for v in a if c), default=d)`, "extremum"), `raise` and `assert` checks, some of
+which fire on some inputs ("raise"), and buffers swapped in a loop (`u, w = w, u`,
+"swap").  `generate(seed, avoid=RECENT)` writes the program the generator wrote for that
+seed before these were added.  `generate(seed, in_place=True)` writes an in-place kernel
+instead: `a` is always an argument, and f writes its result into it and returns nothing.
+
 Programs are built as trees and printed with `ast.unparse`, so the text has exactly the
 parentheses the grammar needs.  Every float expression carries an interval that bounds
 its value for inputs in [-1.5, 1.5]: an expression that may grow past `LIMIT` is squashed
@@ -24,17 +36,22 @@ stay finite and finite differences meaningful.
 
 `avoid` names constructs to leave out while a known bug in them is being fixed:
 "neg-base" (a negative literal as the base of `**`), "sum-list" (`np.sum` of a list
-literal) and "zero-singular" (a function at an argument that is zero for every input,
+literal), "zero-singular" (a function at an argument that is zero for every input,
 where the function's derivative is infinite but the composite's is zero:
-`math.sqrt(x * 0.0)`).  The default produces all three.
+`math.sqrt(x * 0.0)`), "one-item" (`max([e])`, refused as a `max` missing its second
+argument) and "swap-twice" (buffers that swap names again outside the loop that swapped
+them, or in a loop over a tuple, which srcad unrolls: refused as aliases); or any of the
+recent constructs.  The default produces all of them.
 
 The generator, leaves first: `trees` (tree builders, the interval-carrying `V`, the
 bounds), `atoms` (literals, names, array reads and reductions), `bounded` (squashed,
 positive and nonzero expressions), `exprs` (every operator and call, and tests),
-`statements` (assignments, branches, loops) and `program` (the module and `generate`).
+`selections` (the recent expressions), `writes` (the recent statements), `statements`
+(assignments, branches, loops) and `program` (the module and `generate`).
 """
 
 from srcad.fuzz.grammar.program import format_spec, generate
-from srcad.fuzz.grammar.trees import AVOIDABLE, INPUT_RANGE, LIMIT, LOOP_BOUND
+from srcad.fuzz.grammar.trees import AVOIDABLE, INPUT_RANGE, LIMIT, LOOP_BOUND, RECENT
 
-__all__ = ["AVOIDABLE", "INPUT_RANGE", "LIMIT", "LOOP_BOUND", "format_spec", "generate"]
+__all__ = ["AVOIDABLE", "INPUT_RANGE", "LIMIT", "LOOP_BOUND", "RECENT", "format_spec",
+           "generate"]

@@ -2,17 +2,19 @@
 reductions of arrays."""
 
 import ast
+import contextlib
 import math
 
-from srcad.fuzz.grammar.trees import NAMED, TINY, V, binop, call, num, ref
+from srcad.fuzz.grammar.trees import NAMED, RECENT, TINY, V, binop, call, num, ref
 
 _PLAIN_FLOATS = (0.5, 1.5, 2.0, 0.25, 3.0, 0.1, 1.25, 0.75, 2.5, 1e-3, 4.0)
+RECENT_ATOM = 0.06   # the chance that a leaf is one of the recent forms (`Selections`)
 
 
 class Atoms:
     """Expressions over the names in scope, each with an interval for its value: this class
-    holds the scope and writes the leaves.  `squashed` and `expr`, which the leaves of
-    arrays call back, come from its subclasses `Bounded` and `Exprs`."""
+    holds the scope and writes the leaves.  `squashed`, `expr` and `recent_atom`, which
+    the leaves call back, come from its subclasses `Bounded`, `Exprs` and `Selections`."""
 
     def __init__(self, rng, consts, avoid):
         self.rng = rng
@@ -23,9 +25,57 @@ class Atoms:
         self.arrays = {}                # 1-d array name -> (length, lo, hi)
         self.bools = []                 # names holding the result of a test
         self.pool = []                  # (V, bounds of the names it reads) for reuse
+        self.recent = [c for c in RECENT if c not in avoid]     # recent constructs drawn
+        self.matrices = {}              # 2-d array name -> (rows, cols, lo, hi)
+        self.tuples = {}                # tuple-of-indices name -> the shape it indexes
+        self.masks = {}                 # boolean-array name -> its shape
+        self.selections = {}            # masked selection name -> (lo, hi, most elements)
+        self.lazy = 0                   # > 0 where an expression may go unevaluated
+        self.int_valued = set()         # float names that may hold a Python int
 
     def chance(self, p):
         return self.rng.random() < p
+
+    def maybe_int(self, node):
+        """Whether `node` may evaluate to a Python int (or bool): built from int literals,
+        int names and constants, comparisons, and operators and calls that keep ints."""
+        if isinstance(node, ast.Constant):
+            return isinstance(node.value, int)
+        if isinstance(node, ast.Name):
+            return node.id in self.ints or node.id in self.int_valued or \
+                isinstance(self.consts.get(node.id), int)
+        if isinstance(node, ast.UnaryOp):
+            return isinstance(node.op, ast.Not) or self.maybe_int(node.operand)
+        if isinstance(node, ast.BinOp):
+            return not isinstance(node.op, ast.Div) and self.maybe_int(node.left) \
+                and self.maybe_int(node.right)
+        if isinstance(node, ast.IfExp):
+            return self.maybe_int(node.body) or self.maybe_int(node.orelse)
+        if isinstance(node, (ast.BoolOp, ast.List, ast.Tuple)):
+            return any(map(self.maybe_int, getattr(node, "values", None) or node.elts))
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            return node.func.id in ("len", "int") or \
+                node.func.id in ("max", "min", "abs") and any(map(self.maybe_int, node.args))
+        return isinstance(node, ast.Compare)
+
+    def power(self, base, exponent):
+        """`base ** exponent`, with `float(base)` where both may be ints (an int to a
+        negative int power is a float in Python; srcad keeps ints ints and refuses it):
+        left as it was with every recent construct avoided."""
+        if self.recent and self.maybe_int(base) and self.maybe_int(exponent):
+            base = call("float", base)
+        return binop(base, ast.Pow(), exponent)
+
+    @contextlib.contextmanager
+    def lazily(self, on=True):
+        """Expressions written in this block may be evaluated conditionally, or again (a
+        branch of `a if c else b`, an operand after `and`/`or`, a comparison after the
+        first of a chain, a `while` test), where srcad refuses to lower `max(e for ...)`."""
+        self.lazy += on
+        try:
+            yield
+        finally:
+            self.lazy -= on
 
     def pick(self, seq):
         return self.rng.choice(list(seq))
@@ -60,6 +110,10 @@ class Atoms:
 
     def atom(self):
         r = self.rng
+        if self.recent and self.chance(RECENT_ATOM):
+            v = self.recent_atom()
+            if v is not None:
+                return v
         roll = r.random()
         if roll < 0.45 and self.floats:
             name = self.pick(self.floats)

@@ -110,7 +110,8 @@ class Bounded(Atoms):
         return V(call(fn, *args), c, max(c, e.hi))
 
     def _positive_ifexp(self, d):
-        a, b = self.positive(d - 1), self.positive(d - 1)
+        with self.lazily():
+            a, b = self.positive(d - 1), self.positive(d - 1)
         return V(ast.IfExp(self.cond(d - 1), a.node, b.node), min(a.lo, b.lo), max(a.hi, b.hi))
 
     def _positive_power(self, d):
@@ -120,9 +121,9 @@ class Bounded(Atoms):
         bv = math.e if base == "math.e" else base
         bnode = ref(base) if isinstance(base, str) else ast.Constant(base)
         if self.rng.random() < 0.5:
-            return V(binop(bnode, ast.Pow(), ast.UnaryOp(ast.USub(), s.node)),
+            return V(self.power(bnode, ast.UnaryOp(ast.USub(), s.node)),
                      bv ** -s.hi, bv ** -s.lo)
-        return V(binop(bnode, ast.Pow(), s.node), bv ** s.lo, bv ** s.hi)
+        return V(self.power(bnode, s.node), bv ** s.lo, bv ** s.hi)
 
     def _positive_cosh(self, d):
         s = self.squashed(self.expr(d - 1), 1.5)

@@ -92,7 +92,7 @@ class Exprs(Bounded):
         base = self.nonzero(d) if kv < 0 else self.squashed(self.expr(d), 2.0)
         knode = ref(k) if isinstance(k, str) else num(k)
         values = pow_iv(base.lo, base.hi, int(kv))
-        return span(binop(base.node, ast.Pow(), knode), values)
+        return span(self.power(base.node, knode), values)
 
     def _fpow(self, d):
         base = self.positive(d)
@@ -106,7 +106,7 @@ class Exprs(Bounded):
         if self.chance(0.3):
             return span(call(self.pick(["math.pow", "np.power"]), base.node, enode),
                         values)
-        return span(binop(base.node, ast.Pow(), enode), values)
+        return span(self.power(base.node, enode), values)
 
     def _cpow(self, d):
         """`2 ** -x`: a positive constant to a bounded power."""
@@ -117,9 +117,9 @@ class Exprs(Bounded):
             s = self.squashed(s, 0.5)
         bnode = ref(base) if isinstance(base, str) else ast.Constant(base)
         if self.chance(0.5):
-            return span(binop(bnode, ast.Pow(), ast.UnaryOp(ast.USub(), s.node)),
+            return span(self.power(bnode, ast.UnaryOp(ast.USub(), s.node)),
                         [bv ** -s.lo, bv ** -s.hi])
-        return span(binop(bnode, ast.Pow(), s.node), [bv ** s.lo, bv ** s.hi])
+        return span(self.power(bnode, s.node), [bv ** s.lo, bv ** s.hi])
 
     def _floordiv(self, d):
         a = self.expr(d)
@@ -211,7 +211,8 @@ class Exprs(Bounded):
         return span(call("math.pow", base.node, num(k)), values)
 
     def _ifexp(self, d):
-        a, b = self.expr(d), self.expr(d)
+        with self.lazily():
+            a, b = self.expr(d), self.expr(d)
         v = V(ast.IfExp(self.cond(d), a.node, b.node), min(a.lo, b.lo), max(a.hi, b.hi))
         if self.chance(0.4):      # (a if c else b) ** 2
             values = pow_iv(v.lo, v.hi, 2)
@@ -352,7 +353,9 @@ class Exprs(Bounded):
 
     def _boolval(self, d):
         """`e1 or e2`, `e1 and e2`: a value chosen by truthiness."""
-        a, b = self.expr(d), self.expr(d)
+        a = self.expr(d)
+        with self.lazily():
+            b = self.expr(d)
         op = ast.Or() if self.chance(0.5) else ast.And()
         return V(ast.BoolOp(op, [a.node, b.node]), min(a.lo, b.lo), max(a.hi, b.hi))
 
@@ -372,7 +375,10 @@ class Exprs(Bounded):
             op = r.choice([ast.Lt(), ast.LtE(), ast.Gt(), ast.GtE(), ast.NotEq(), ast.Eq()])
             return ast.Compare(a.node, [op], [b.node])
         if form == "chain":
-            items = [self.expr(d) for _ in range(r.choice([3, 3, 4]))]
+            items = []
+            for k in range(r.choice([3, 3, 4])):
+                with self.lazily(k >= 2):
+                    items.append(self.expr(d))
             ops = [r.choice([ast.Lt(), ast.LtE()]) for _ in items[1:]]
             if r.random() < 0.3:
                 ops = [r.choice([ast.Gt(), ast.GtE(), ast.NotEq()]) for _ in items[1:]]
@@ -381,12 +387,17 @@ class Exprs(Bounded):
             return ast.UnaryOp(ast.Not(), self.cond(d - 1))
         if form == "boolop":
             op = ast.And() if r.random() < 0.5 else ast.Or()
-            return ast.BoolOp(op, [self.cond(d - 1) for _ in range(r.choice([2, 2, 3]))])
+            operands = []
+            for k in range(r.choice([2, 2, 3])):
+                with self.lazily(k >= 1):
+                    operands.append(self.cond(d - 1))
+            return ast.BoolOp(op, operands)
         if form == "truth":
             return self.expr(d).node
         if form == "const":
-            return ast.BoolOp(r.choice([ast.And(), ast.Or()]),
-                              [ast.Constant(r.choice([True, False])), self.cond(d - 1)])
+            op, first = r.choice([ast.And(), ast.Or()]), ast.Constant(r.choice([True, False]))
+            with self.lazily():
+                return ast.BoolOp(op, [first, self.cond(d - 1)])
         if self.ints:
             name = self.pick(self.ints)
             return ast.Compare(binop(ref(name), ast.Mod(), ast.Constant(2)), [ast.Eq()],

@@ -1,5 +1,7 @@
-"""A grammar program: module constants, the function `f(x, y, z[, a])` and its body, printed
-as PEP 8 source with a header line naming the seed and the arguments."""
+"""A grammar program: module constants, the function `f(x, y, z[, a][, m])` and its body,
+printed as PEP 8 source with a header line naming the seed and the arguments.  An in-place
+program (`in_place=True`) always has `a`, writes its result into it and returns nothing;
+its header ends with `; out: a`."""
 
 import ast
 import random
@@ -19,40 +21,49 @@ def _constants(rng):
     return dict(rng.sample(pool, rng.randrange(0, 4)))
 
 
-def generate(seed, avoid=()):
+def generate(seed, avoid=(), in_place=False):
     """(module source, argument spec) of grammar program `seed`; the spec is a tuple of
-    (name, shape) pairs, () for a float."""
+    (name, shape) pairs, () for a float.  An in-place program is another program for the
+    same seed."""
     avoid = frozenset(avoid)
     unknown = avoid - set(AVOIDABLE)
     if unknown:
         raise ValueError(f"unknown constructs to avoid: {sorted(unknown)}; known: {AVOIDABLE}")
-    rng = random.Random(f"grammar-{seed}")
+    rng = random.Random(f"grammar-in-place-{seed}" if in_place else f"grammar-{seed}")
     consts = _constants(rng)
     g = Body(rng, consts, avoid)
+    g.in_place = in_place
     spec = _arguments(g)
     body = _local_arrays(g)
     g.budget = rng.randrange(2, 9)
     while g.budget > 0:
         body += g.stmt(2)
-    body.append(ast.Return(_final(g)))
+    body.append(_final_write(g) if in_place else ast.Return(_final(g)))
     module = _module(consts, spec, body)
     if "neg-base" in avoid:
         module = _FoldNegativeBases(consts).visit(module)
     ast.fix_missing_locations(module)
     text = ast.unparse(module)
-    header = f"# srcad grammar program, seed {seed}, args: {format_spec(spec)}\n"
+    out = "; out: a" if in_place else ""
+    header = f"# srcad grammar program, seed {seed}, args: {format_spec(spec)}{out}\n"
     return _layout(header + text) + "\n", tuple(spec)
 
 
 def _arguments(g):
-    """The spec of f's arguments, bound in `g`: floats x, y, z and, half the time, array a."""
+    """The spec of f's arguments, bound in `g`: floats x, y, z, half the time (always in
+    place) array a, and some of the time matrix m (as many columns as a has elements)."""
     spec = [("x", ()), ("y", ()), ("z", ())]
     for name in ("x", "y", "z"):
         g.floats[name] = (-INPUT_RANGE, INPUT_RANGE)
-    if g.rng.random() < 0.5:
+    if g.in_place or g.rng.random() < 0.5:
         n = g.rng.randrange(3, 7)
         spec.append(("a", (n,)))
         g.arrays["a"] = (n, -INPUT_RANGE, INPUT_RANGE)
+    if "matrix" in g.recent and g.rng.random() < 0.35:
+        rows = g.rng.randrange(2, 5)
+        cols = g.arrays["a"][0] if g.arrays else g.rng.randrange(2, 5)
+        spec.append(("m", (rows, cols)))
+        g.matrices["m"] = (rows, cols, -INPUT_RANGE, INPUT_RANGE)
     return spec
 
 
@@ -67,6 +78,10 @@ def _local_arrays(g):
         g.arrays[name] = (g.arrays["a"][0], lo, hi)
     if g.arrays and g.rng.random() < 0.4:
         body.append(_writable(g))
+    if g.matrices and g.rng.random() < 0.4:
+        body.append(_writable_matrix(g))
+    if g.in_place:
+        g.writable.append("a")
     return body
 
 
@@ -96,6 +111,44 @@ def _writable(g):
     g.arrays[name] = (n, lo, hi)
     g.writable.append(name)
     return ast.Assign([ast.Name(name, ast.Store())], node)
+
+
+def _writable_matrix(g):
+    """`w = m.copy()` (or zeros, or an expression of m): a local matrix to write into."""
+    name = g.fresh("w")
+    rows, cols, _, _ = g.matrices["m"]
+    node, lo, hi = g.pick([
+        (ast.Call(ast.Attribute(ref("m"), "copy", ast.Load()), [], []), -INPUT_RANGE,
+         INPUT_RANGE),
+        (call("np.zeros_like", ref("m")), 0.0, 0.0),
+        (binop(ref("m"), ast.Mult(), ast.Constant(0.5)), -INPUT_RANGE / 2, INPUT_RANGE / 2),
+        (call("np.cos", ref("m")), -1.0, 1.0)])
+    g.matrices[name] = (rows, cols, lo, hi)
+    g.store_bounds(name, lo, hi)
+    g.writable_m.append(name)
+    return ast.Assign([ast.Name(name, ast.Store())], node)
+
+
+def _final_write(g):
+    """The last statement of an in-place program: the returned value of `_final` written
+    into `a`, which receives the result: `a[k] = e`, `a += e`, `a[:] = np.tanh(a + e)`,
+    `a *= math.tanh(e)` or `a[a > c] = e`."""
+    node = _final(g)
+    a = ref("a")
+    form = g.rng.randrange(5 if "mask" in g.recent else 4)
+    if form == 0:
+        n = g.arrays["a"][0]
+        target = ast.Subscript(a, num(g.rng.randrange(-n, n)), ast.Store())
+        return ast.Assign([target], node)
+    if form == 1:
+        return ast.AugAssign(ast.Name("a", ast.Store()), ast.Add(), node)
+    if form == 2:
+        target = ast.Subscript(a, ast.Slice(), ast.Store())
+        return ast.Assign([target], call("np.tanh", binop(ref("a"), ast.Add(), node)))
+    if form == 3:
+        return ast.AugAssign(ast.Name("a", ast.Store()), ast.Mult(), call("math.tanh", node))
+    mask = ast.Compare(ref("a"), [ast.Gt()], [g.threshold("a")])
+    return ast.Assign([ast.Subscript(a, mask, ast.Store())], node)
 
 
 class _FoldNegativeBases(ast.NodeTransformer):

@@ -1,15 +1,16 @@
 """Statements of a grammar program's body: assignments of every kind, writes into arrays,
-branches, loops and jumps, each keeping the bounds of the names it binds."""
+branches, loops and jumps, each keeping the bounds of the names it binds (the recent forms
+of statements, which `stmt` draws too, are in `writes`)."""
 
 import ast
 
-from srcad.fuzz.grammar.exprs import Exprs
 from srcad.fuzz.grammar.trees import LIMIT, LOOP_BOUND, V, binop, call, mul_iv, num, pow_iv, ref
+from srcad.fuzz.grammar.writes import Writes
 
 
-class Body(Exprs):
+class Body(Writes):
     """Statements of one function body; names rebound in branches and loops keep the
-    interval of every value they may hold."""
+    interval of every value they may hold.  With `in_place`, returns return nothing."""
 
     def __init__(self, rng, consts, avoid):
         super().__init__(rng, consts, avoid)
@@ -19,6 +20,9 @@ class Body(Exprs):
         self.loop_depth = 0
         self.budget = 0
         self.writable = []        # local arrays the body may write into
+        self.in_place = False     # returns return nothing: the result is in an argument
+        self.nesting = 0          # how many branches and loops the statements are in
+        self.unrolled = 0         # how many loops over tuples (srcad unrolls them)
 
     def fresh(self, prefix):
         self.counter += 1
@@ -31,6 +35,8 @@ class Body(Exprs):
             lo, hi = self.carried[name] or (-LOOP_BOUND, LOOP_BOUND)
             v = V(v.node, lo, hi)
         self.floats[name] = (v.lo, v.hi)
+        if self.maybe_int(v.node):
+            self.int_valued.add(name)
         return ast.Assign([ast.Name(name, ast.Store())], v.node)
 
     def block(self, d):
@@ -50,10 +56,29 @@ class Body(Exprs):
                  ("while", 1 if d > 0 and self.loop_depth < 2 else 0),
                  ("jump", 2 if self.loop_depth else 0), ("intvar", 1), ("parallel", 2),
                  ("multi", 1), ("flag", 1), ("write", 3 if self.writable else 0)]
+        forms += self.recent_statements(d)
         form = r.choices([f for f, _ in forms], [w for _, w in forms])[0]
         return getattr(self, "_s_" + form)(d)
 
-    def targets(self):
+    def recent_statements(self, d):
+        """The forms of `writes` with their weights, 0 where avoided or out of scope (so
+        that avoiding them all draws the statements drawn before they existed)."""
+        recent, arrays = set(self.recent), bool(self.arrays or self.matrices)
+        targets = bool(self.targets(1) + self.targets(2))
+        return [("index_name", 1.5 if "tuple-index" in recent and arrays else 0),
+                ("select", 1 if {"int-index", "mask"} & recent and arrays else 0),
+                ("list_write", 1.5 if "int-index" in recent and targets else 0),
+                ("mask_write", 1.5 if "mask" in recent and targets else 0),
+                ("check", 2 if "raise" in recent else 0),
+                ("swap", 1.5 if "swap" in recent and "a" in self.arrays and d > 0
+                 and self.loop_depth < 2
+                 and not (self.unrolled and "swap-twice" in self.avoid) else 0)]
+
+    def early_return(self):
+        """`return e`, or a bare `return` from an in-place kernel."""
+        return ast.Return(None if self.in_place else self.expr(2).node)
+
+    def floats_to_rebind(self):
         """Float names a statement here may rebind: in a loop, only loop-carried ones."""
         if self.carried is not None:
             names = sorted(self.carried) + sorted(self.accs)
@@ -68,7 +93,7 @@ class Body(Exprs):
         return [self.assign(name, v)]
 
     def _s_rebind(self, d):
-        names = [n for n in self.targets() if n not in self.accs]
+        names = [n for n in self.floats_to_rebind() if n not in self.accs]
         if not names:
             return self._s_new(d)
         name = self.pick(names)
@@ -83,7 +108,7 @@ class Body(Exprs):
             inc = self.squashed(self.expr(2), self.accs[name])
             op = r.choice([ast.Add(), ast.Sub()])
             return [ast.AugAssign(ast.Name(name, ast.Store()), op, inc.node)]
-        names = [n for n in self.targets() if n not in self.accs]
+        names = [n for n in self.floats_to_rebind() if n not in self.accs]
         if not names:
             return self._s_new(d)
         name = self.pick(names)
@@ -124,7 +149,7 @@ class Body(Exprs):
 
     def _s_parallel(self, d):
         """`p, q = q, p` and `p, q = e1, e2`: every right side is read before any write."""
-        names = [n for n in self.targets() if n not in self.accs]
+        names = [n for n in self.floats_to_rebind() if n not in self.accs]
         if len(names) < 2:
             return self._s_new(d)
         p, q = self.rng.sample(names, 2)
@@ -199,10 +224,13 @@ class Body(Exprs):
 
     def _branch(self, d):
         """Statements of one branch, and the float names it leaves with their bounds."""
-        saved = dict(self.floats), dict(self.ints), list(self.bools)
+        saved, scope = (dict(self.floats), dict(self.ints), list(self.bools)), self.scope()
+        self.nesting += 1
         body = self.block(d - 1)
+        self.nesting -= 1
         after = dict(self.floats)
         self.floats, self.ints, self.bools = dict(saved[0]), saved[1], saved[2]
+        self.forget_new(scope)
         return body, after
 
     def _s_if(self, d):
@@ -225,7 +253,7 @@ class Body(Exprs):
         else:
             branches.append(before)
         if self.loop_depth == 0 and r.random() < 0.1:
-            body.append(ast.Return(self.expr(2).node))
+            body.append(self.early_return())
             branches = branches[1:]
         self.floats = _merge(branches)
         return [ast.If(test, body, orelse)]
@@ -235,12 +263,17 @@ class Body(Exprs):
         LOOP_BOUND; `make_loop(body)` builds the loop statement."""
         saved_carried, saved_accs = self.carried, self.accs
         acc_stmts, accs = self._accumulators()
-        before, ints_before = dict(self.floats), dict(self.ints)
+        before, ints_before, scope = dict(self.floats), dict(self.ints), self.scope()
         carried = self._enter_loop(accs, trips, index)
+        if self.recent:
+            self.widen_writable()
         self.loop_depth += 1
+        self.nesting += 1
         body = self.block(d - 1)
+        self.nesting -= 1
         self.loop_depth -= 1
         self.ints = ints_before
+        self.forget_new(scope)
         self.carried, self.accs = saved_carried, saved_accs
         self.floats = self._after_loop(before, carried, accs, trips)
         return header_stmts + acc_stmts + [make_loop(body)]
@@ -253,8 +286,10 @@ class Body(Exprs):
             name = self.fresh("acc")
             step = self.pick([1.0, 0.5])
             accs[name] = step
-            acc_stmts.append(ast.Assign([ast.Name(name, ast.Store())], num(self.pick(
-                [0.0, 0, 1.0, -0.0]))))
+            init = self.pick([0.0, 0, 1.0, -0.0])
+            if isinstance(init, int):
+                self.int_valued.add(name)
+            acc_stmts.append(ast.Assign([ast.Name(name, ast.Store())], num(init)))
         return acc_stmts, accs
 
     def _enter_loop(self, accs, trips, index):
@@ -304,7 +339,12 @@ class Body(Exprs):
         if form == 8:       # over a tuple of values
             items = [self.expr(1) for _ in range(r.randrange(2, 4))]
             self.floats[i] = (min(v.lo for v in items), max(v.hi for v in items))
-            return self._for(i, ast.Tuple([v.node for v in items], ast.Load()), len(items), d)
+            if any(self.maybe_int(v.node) for v in items):
+                self.int_valued.add(i)
+            self.unrolled += 1
+            loop = self._for(i, ast.Tuple([v.node for v in items], ast.Load()), len(items), d)
+            self.unrolled -= 1
+            return loop
         if form == 5 and arr:   # over the elements of an array: i is a float
             _, lo, hi = self.arrays[arr]
             self.floats[i] = (lo, hi)
@@ -347,7 +387,9 @@ class Body(Exprs):
         trips = r.randrange(1, 4)
         test = ast.Compare(ref(k), [ast.Lt()], [ast.Constant(trips)])
         if r.random() < 0.5:
-            test = ast.BoolOp(r.choice([ast.And()]), [test, self.cond(1)])
+            op = r.choice([ast.And()])
+            with self.lazily():
+                test = ast.BoolOp(op, [test, self.cond(1)])
         init = ast.Assign([ast.Name(k, ast.Store())], ast.Constant(0))
         step = ast.AugAssign(ast.Name(k, ast.Store()), ast.Add(), ast.Constant(1))
 
@@ -359,7 +401,7 @@ class Body(Exprs):
         """`if c: break`, `continue`, or an early `return` from inside the loop."""
         roll = self.rng.random()
         body = [ast.Break() if roll < 0.4 else ast.Continue() if roll < 0.8
-                else ast.Return(self.expr(2).node)]
+                else self.early_return()]
         return [ast.If(self.cond(2), body, [])]
 
 

@@ -1,0 +1,118 @@
+"""How `srcad.fuzz` compares srcad with the function: central finite differences, floats
+bit for bit or within a few ulps, and a primal value against f's own and Numba's."""
+
+import numpy as np
+
+REL_STEP = 1e-6      # finite-difference step, relative to max(1, |value|)
+FD_RTOL = 1e-5       # gradient vs finite differences
+KINK_RTOL = 1e-4     # finite differences at h and h/10 must agree this well
+JVP_RTOL = 1e-8      # forward mode vs reverse mode
+ULPS = 4             # jit=True value vs f where Numba cannot compile f
+
+
+def copies(args):
+    """The arguments with every array copied: f may write into its arrays."""
+    return [np.array(v) if isinstance(v, np.ndarray) else v for v in args]
+
+
+def value_of(f, args):
+    """float(f(*args)) on copies of the arrays."""
+    return float(f(*copies(args)))
+
+
+def partials(f, args, h_rel):
+    """Central differences of scalar f at args in every coordinate of every argument,
+    flattened."""
+    out = []
+    for k, v in enumerate(args):
+        for j in range(np.size(v)):
+            p, m = copies(args), copies(args)
+            if isinstance(v, np.ndarray):
+                h = h_rel * max(1.0, abs(v.flat[j]))
+                p[k].flat[j] += h
+                m[k].flat[j] -= h
+            else:
+                h = h_rel * max(1.0, abs(v))
+                p[k] += h
+                m[k] -= h
+            out.append((value_of(f, p) - value_of(f, m)) / (2 * h))
+    return np.array(out)
+
+
+def flat(values):
+    return np.concatenate([np.asarray(v, dtype=float).ravel() for v in values])
+
+
+def close(got, want, rtol, scale=0.0):
+    return np.abs(got - want) <= rtol * (1.0 + np.abs(want) + scale)
+
+
+def same_bits(a, b):
+    """Whether two floats are the same IEEE double, sign of zero included."""
+    return np.float64(a).tobytes() == np.float64(b).tobytes()
+
+
+def within_ulps(a, b, ulps=ULPS, floor=0.0):
+    """Whether `a` and `b` differ by at most `ulps` units in the last place of the larger
+    of them (and of `floor`)."""
+    return same_bits(a, b) or abs(a - b) <= ulps * np.spacing(max(abs(a), abs(b), floor))
+
+
+def primal_mismatch(jit, got, value, want, where, what):
+    """None when `got` (srcad's value) keeps f's `value`, else what is wrong.  `want` is
+    Numba's value of f with jit, None where Numba cannot compile f."""
+    if not jit:
+        if same_bits(got, value):
+            return None
+        return (f"jit=False: primal {what} {got!r} != f {value!r} "
+                f"(differs by {got - value!r}) at\n  {where}")
+    if want is not None and same_bits(got, want):
+        return None
+    if want is not None and not within_ulps(want, value) and within_ulps(got, value):
+        return None     # Numba's semantics differ from Python's; srcad kept Python's
+    if want is not None:
+        return (f"jit=True: primal {what} {got!r} != numba.njit(f) {want!r} "
+                f"(f {value!r}) at\n  {where}")
+    if within_ulps(got, value, floor=1.0):
+        return None
+    return (f"jit=True: primal {what} {got!r} != f {value!r} beyond {ULPS} ulps (of 1.0 at "
+            f"least) at\n  {where}")
+
+
+def split(t, args):
+    """The flat vector `t` cut into one tangent per argument, shaped like it."""
+    tangents, at = [], 0
+    for v in args:
+        tangents.append(t[at:at + np.size(v)].reshape(np.shape(v)) if np.ndim(v)
+                        else float(t[at]))
+        at += np.size(v)
+    return tangents
+
+
+def coord(k, args, names):
+    """The name of flat coordinate k: `x`, `a[2]`, `m[1, 0]`."""
+    at = 0
+    for name, v in zip(names, args):
+        if k < at + np.size(v):
+            j = k - at
+            return name if np.ndim(v) == 0 else \
+                f"{name}[{', '.join(map(str, np.unravel_index(j, np.shape(v))))}]"
+        at += np.size(v)
+    return str(k)
+
+
+def show(args, names):
+    """`x = 0.5, a = np.array([...])`: the arguments as Python."""
+    return ", ".join(f"{name} = np.array({v.tolist()!r})" if isinstance(v, np.ndarray)
+                     else f"{name} = {v!r}" for name, v in zip(names, args))
+
+
+def mismatched_gradient(jit, got, fd, args, names, where, scale):
+    """None when the gradient `got` agrees with finite differences `fd`, else the rows
+    that do not."""
+    ok = close(got, fd, FD_RTOL, scale)
+    if np.all(ok):
+        return None
+    rows = "\n".join(f"  d/d{coord(k, args, names)}: srcad {got[k]!r}  fd {fd[k]!r}"
+                     for k in np.flatnonzero(~ok))
+    return f"jit={jit}: grad vs finite differences at\n  {where}\n{rows}"
