@@ -227,13 +227,9 @@ def test_loop_over_tuple_reads_an_array_before_the_body_writes_it():
         """, jit=True)
 
 
-@pytest.mark.xfail(strict=True, reason="wrong value and gradient: `for v in a` takes its "
-                   "items from whatever `a` names when each trip runs, where Python iterates "
-                   "over the array `a` named when the loop began; a body that binds `a` "
-                   "again (`a = a * 2.0`, a buffer swap) changes the items (at x = 0.7, "
-                   "a = [0.3, -0.5, 1.1]: f gives 0.63, srcad 2.59)")
 def test_loop_over_an_array_whose_name_the_body_binds_again():
-    # seed 40044 (`for i3 in a:` around a ping-pong loop that swaps `a` with a new buffer)
+    # seed 40044 (`for i3 in a:` around a ping-pong loop that swaps `a` with a new buffer):
+    # srcad iterated over whatever `a` named when each trip ran (f 0.63, srcad 2.59)
     check("""
         def f(x, y, a, m):
             s = 0.0
@@ -244,15 +240,11 @@ def test_loop_over_an_array_whose_name_the_body_binds_again():
         """)
 
 
-@pytest.mark.xfail(strict=True, reason="wrong gradient: a boolean-mask selection read in "
-                   "a loop (`np.sum(a[a <= 0.0] ** 2)`, `np.min(a[a <= 2.0])`) and its array "
-                   "overwritten after the loop by `a[:] = s`: the reverse sweep selects from "
-                   "the overwritten array, its mask and values (at a = [0.3, -0.5, 1.1, "
-                   "-0.9], x = 0.7 the gradient is 23.744 for every element, not [0, 5.6, 0, "
-                   "10.08]); without the loop, or with `a[0] = s`, it is right")
 def test_masked_read_in_a_loop_then_the_array_overwritten():
     # in-place seed 40967 (`acc5 -= np.min(a[a <= 2.0])` in a loop, then
-    # `a[:] = np.tanh(a + acc5)`: the minimum's gradient went to a[0], not the argmin)
+    # `a[:] = np.tanh(a + acc5)`: the minimum's gradient went to a[0], not the argmin). A
+    # replayed loop reads `a` again in the reverse sweep, after `a[:] = s` has overwritten
+    # it, unless the elements it overwrites are saved (the gradient was 23.744 everywhere)
     check("""
         def f(x, y, a, m):
             s = 0.0
@@ -261,6 +253,14 @@ def test_masked_read_in_a_loop_then_the_array_overwritten():
             a[:] = s
             return np.sum(a) * x + y + np.sum(m)
         """)
+    check("""
+        def f(x, y, a, m):
+            s = 0.0
+            for i in range(3):
+                s -= np.min(a[a <= 2.0]) * x
+            a[:] = np.tanh(a + s)
+            return np.sum(a) + y + np.sum(m)
+        """, jit=True)
 
 
 @pytest.mark.xfail(strict=True, reason="crash: NameError `top_t` in the forward sweep. A "

@@ -14,7 +14,8 @@ class LowerIterators:
     targets to item `k` of each sequence: `xs[k]` for an array or list, `a + k * s` for a
     `range(a, b, s)`. `n` is the shortest length, as zip stops at the shortest. The
     sequences are taken once, before the loop, as Python does: one the body assigns
-    anew is held in a temporary first.
+    anew is held in a temporary first, as is the sequence of a plain `for v in xs:` whose
+    body binds `xs` again.
 
     >>> from srcad.passes.testing import show_names
     >>> _ = show_names(LowerIterators, '''
@@ -24,6 +25,8 @@ class LowerIterators:
     ...         s = s + k * a * b
     ...     for j, t in zip(range(2, n), x):
     ...         s = s + j * t
+    ...     for v in x:
+    ...         x = x * 2.0
     ...     return s''')
     def f(x, y, n):
         s = 0.0
@@ -37,6 +40,9 @@ class LowerIterators:
             j = 2 + k2
             t = x[k2]
             s = s + j * t
+        tmp2 = x
+        for v in tmp2:
+            x = x * 2.0
         return s
     """
 
@@ -63,8 +69,18 @@ class LowerIterators:
                                                                   gast.ClassDef)):
                     setattr(s, field, self.block(inner))
             lower = isinstance(s, gast.For) and self.which(s.iter) in (enumerate, zip)
-            out += self.lowered(s) if lower else [s]
+            out += self.lowered(s) if lower else self.taken_once(s)
         return out
+
+    def taken_once(self, s):
+        """`for v in xs:` whose body binds `xs` again iterates over a temporary that
+        holds `xs` from before the loop, as Python takes the sequence once."""
+        if not isinstance(s, gast.For) or not isinstance(s.iter, gast.Name) or \
+                s.iter.id not in _assigned(s.body):
+            return [s]
+        self.loop, self.pre = s, []
+        s.iter = self.atom(s.iter, always=True)
+        return self.pre + [s]
 
     def which(self, node):
         """`enumerate`, `zip` or `range` when `node` calls that builtin, else None."""

@@ -131,6 +131,7 @@ class TapeNeeds:
         ctx.replay = self.replays(fnode, saved(ctx.needed))  # weighs what loops would save
         for carried, kept, reads in ctx.replay.values():
             ctx.needed |= reads  # the replay reads them: they must be in place in reverse
+            ctx.elem_saved |= written & reads  # also when written after the loop
         ctx.pushed = saved(ctx.needed)
         return fnode
 
