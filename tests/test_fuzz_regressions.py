@@ -263,23 +263,21 @@ def test_masked_read_in_a_loop_then_the_array_overwritten():
         """, jit=True)
 
 
-@pytest.mark.xfail(strict=True, reason="crash: NameError `top_t` in the forward sweep. A "
-                   "tuple held in a name and bound again in a loop is saved on a list tape "
-                   "(appended to, no counter), but the reservation before the loop reads "
-                   "the counter `top_t` that only array tapes have")
 def test_tuple_index_bound_again_in_a_loop_with_an_inner_loop():
     # seeds 2402, 2569 and 20031 (compiled too: Numba cannot type the forward sweep, and
-    # the plain-Python one raises the same NameError)
-    check("""
-        def f(x, y, a, m):
-            s = 0.0
-            for k in range(3):
-                t = (2,)
-                v = a[t] * x
-                for i in range(3):
-                    s = math.cos(s + v)
-            return s + y + np.sum(m)
-        """)
+    # the plain-Python one raises the same NameError): a tuple's saved values are a list,
+    # but the room reserved before the loop read the counter that only array tapes have
+    for jit in (False, True):
+        check("""
+            def f(x, y, a, m):
+                s = 0.0
+                for k in range(3):
+                    t = (2,)
+                    v = a[t] * x
+                    for i in range(3):
+                        s = math.cos(s + v)
+                return s + y + np.sum(m)
+            """, jit=jit)
 
 
 def test_max_of_a_one_item_list():

@@ -99,6 +99,8 @@ class TapeLayout:
             if st is None:
                 st = (self.stack(key, self.ctx.kinds[key]) if isinstance(key, str)
                       else self.elem_stack(key[1]))
+            if st.is_list:  # a tuple's values: a list grows as it is appended to
+                continue
             out += _stmts(f"{st.buf} = rt.reserve({st.buf}, {st.top} + {times}{n})")
         return out
 
