@@ -299,11 +299,6 @@ def test_buffers_swapped_twice_are_no_aliases():
         """)
 
 
-@pytest.mark.xfail(strict=True, reason="refused: with out=, a buffer that is swapped with "
-                   "the argument (or with a buffer that was) and first bound inside a branch, "
-                   "or after the argument's first swap, is \"bound to another value here, so "
-                   "srcad cannot follow where the caller's array is\"; bound at the top, "
-                   "before the swaps, it is followed")
 @pytest.mark.parametrize("body", ["""
     def f(x, y, a, m):
         if x > -2.0:

@@ -90,6 +90,23 @@ def rotate_three(a, b, c, w, n):
         a, b, c = b, c, a
 
 
+def fresh_buffer_per_phase(u, k, n):
+    if k > -1.0:
+        w = np.zeros_like(u)
+        for _ in range(n):
+            w[1:-1] = u[1:-1] + k * (u[2:] - 2.0 * u[1:-1] + u[:-2])
+            u, w = w, u
+    w = np.zeros_like(u)  # `u` holds the caller's array again when n is even
+    for _ in range(n):
+        w[:] = u * k
+        u, w = w, u
+
+
+def returns_another(u, k):
+    u[0] = k
+    return k * 2.0
+
+
 def _grid():
     return np.cos(np.arange(20.0).reshape(4, 5) * 0.3)
 
@@ -107,6 +124,8 @@ CASES = [
     *[(pingpong, (lambda n=n: (np.sin(np.arange(7.0)), np.zeros(7), 0.2, n)), (0, 2), 0)
       for n in (3, 4)],
     (local_buffer, lambda: (np.sin(np.arange(6.0)), 0.2, 3), (0, 1), "u"),
+    *[(fresh_buffer_per_phase, (lambda n=n: (np.sin(np.arange(6.0)), 0.3, n)), (0, 1), 0)
+      for n in (2, 4)],
     *[(rotate_three, (lambda n=n: (np.array([0.5, -0.2]), np.array([0.3, 0.9]), np.zeros(2),
                                    0.7, n)), (0, 1, 3), 2) for n in (4, 5, 6)],
 ]
@@ -169,20 +188,22 @@ def test_jacobian_of_an_in_place_factorisation():
 
 
 def rebinds(u, tmp, k, n):
+    u = u * k
     for _ in range(n):
         tmp[1:-1] = u[1:-1] * k
         u, tmp = tmp, u
-        tmp = np.zeros_like(u)
 
 
-def returns_another(u, k):
-    u[0] = k
-    return k * 2.0
+def drops_the_callers_array(u, tmp, k, n):
+    for _ in range(n):
+        tmp[1:-1] = u[1:-1] * k
+        u, tmp = tmp, u
+        tmp = np.zeros_like(u)  # on the first trip `tmp` holds the caller's array
 
 
 @pytest.mark.parametrize("fn, args, out, words", [
-    (rebinds, (np.ones(5), np.zeros(5), 0.1, 2), 0, ["`tmp` is bound to another value",
-                                                     "tmp = np.zeros_like(u)"]),
+    (rebinds, (np.ones(5), np.zeros(5), 0.1, 2), 0, ["`u` is bound to another value",
+                                                     "u = u * k"]),
     (returns_another, (np.ones(3), 0.5), "u", ["returns a value other than `u`",
                                                "return k * 2.0"]),
     (diffuse, (np.ones(5), np.zeros(5), 0.1, 2), 2, ["`k`, named by `out=`, is a float"]),
@@ -197,6 +218,16 @@ def test_refusals_name_the_line_and_the_fix(fn, args, out, words):
     assert "test_in_place.py" in message and "hint:" in message
     for w in words:
         assert w in message, message
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_binding_the_name_that_holds_the_callers_array_is_refused_when_it_runs(jit):
+    with pytest.raises(ValueError) as info:
+        srcad.vjp(drops_the_callers_array, np.ones(5), np.zeros(5), 0.1, 2, wrt=0, out=0,
+                  jit=jit)
+    message = str(info.value)
+    assert "test_in_place.py" in message and "`tmp` is bound to a new value here while it " \
+        "holds the caller's array" in message and "tmp[:] = ..." in message, message
 
 
 def pingpong_energy(u, tmp, k, n):

@@ -16,9 +16,10 @@ class ReturnArgument:
 
     Buffers may swap names (`u, w = w, u`, and any permutation of names): an int
     `holder` then follows which of them holds the caller's array, and the return takes
-    that one. Any other binding of those names (`u = ...`, `for u in ...`) is refused, as
-    is a return of anything else; a local buffer may be made before the first swap. `u +=
-    e` on an array updates it in place, as in NumPy.
+    that one. A name that swaps may be bound to a new buffer (`w = np.zeros_like(u)`)
+    where it does not hold the caller's array: `holder` checks that when it runs. `out`
+    bound before any swap, or any name bound otherwise (`for u in ...`), is refused, as
+    is a return of anything else. `u += e` on an array updates it in place, as in NumPy.
 
     >>> from srcad.passes.testing import show_names
     >>> _ = show_names(lambda ctx: ReturnArgument(ctx, "u"), '''
@@ -66,7 +67,15 @@ class ReturnArgument:
         for node in _own_nodes(_before_swaps(fnode.body, self.group)):
             if isinstance(node, gast.Name) and node.id not in params:
                 node._in_place = True  # a local buffer made before it takes part in swaps
+        self.guarded = {}  # {`w = ...` of a swapped name: that name}
+        early = {id(n) for n in _own_nodes(_before_swaps(fnode.body, self.group))}
         for node in _own_nodes(fnode.body):
+            if isinstance(node, gast.Assign) and self.holder is not None and \
+                    isinstance(node.targets[0], gast.Name) and node.targets[0].id in \
+                    self.group and not getattr(node.targets[0], "_in_place", False) and \
+                    not (node.targets[0].id == self.out and id(node) in early):
+                node.targets[0]._in_place = True  # checked by `holder` when it runs
+                self.guarded[node] = node.targets[0].id
             if isinstance(node, gast.Name) and node.id in self.group and \
                     isinstance(node.ctx, gast.Store) and not getattr(node, "_in_place", False):
                 raise self.rebound(node)
@@ -95,11 +104,24 @@ class ReturnArgument:
                 block = getattr(s, field, None)
                 if isinstance(block, list) and not isinstance(s, _SCOPES):
                     setattr(s, field, self.follow(block))
+            if s in self.guarded:
+                out.append(self.guard(s, self.guarded[s]))
             out.append(s)
             moves = _permutation(s) if isinstance(s, gast.Assign) else None
             if moves and set(moves) & set(self.group):
                 out.append(ir.assign(self.holder, self.moved(moves), like=s))
         return out
+
+    def guard(self, s, name):
+        """`if holder == k: raise ValueError(...)` before `name = ...`: binding the name
+        that holds the caller's array to another value would lose where it is."""
+        message = (f"srcad: `{name}` is bound to a new value here while it holds "
+                   f"the caller's array that `out={self.out!r}` names, so srcad cannot follow "
+                   f"that array any more; bind `{name}` only while it holds a buffer of the "
+                   f"function's own, or copy into it (`{name}[:] = ...`)")
+        fail = gast.copy_location(
+            gast.Raise(exc=ir.call("ValueError", ir.const(message)), cause=None), s)
+        return ir.if_(_equals(self.holder, self.group.index(name)), [fail], [], like=s)
 
     def moved(self, moves):
         """Where the caller's array is after the names move as `moves` says."""
