@@ -321,3 +321,28 @@ def test_in_place_buffer_bound_where_srcad_cannot_follow_it(body):
     # in-place seeds 11, 131 and 30106 of the grammar generator (in a branch, in an outer
     # loop, after the argument's first swap)
     check(body, out=2)
+
+
+@pytest.mark.parametrize("body", ["""
+    def f(x, y, a, m):
+        return math.sqrt(y * 0.0) + math.hypot(0.0, x * 0.0) + x * y + np.sum(a) + np.sum(m)
+    """, """
+    def f(x, y, a, m):
+        t2 = 1
+        return math.atan2(a[t2] * 0.0, math.cos(0.5) - math.cos(0.5)) + x + np.sum(m)
+    """, """
+    def f(x, y, a, m):
+        a[:] = np.sqrt(np.tanh(x) - np.tanh(x)) + np.sqrt(y ** 0 - 1.0) + y
+        return np.sum(a) + np.sum(m)
+    """, """
+    def f(x, y, a, m):
+        x = math.sqrt(y - y)
+        a[a > 0.7] = x + y
+        return np.sum(a * a) + np.sum(m)
+    """], ids=["times-zero", "atan2-zeros", "less-itself", "masked"])
+def test_a_derivative_cancelled_by_a_literal_zero_or_by_itself_is_zero(body):
+    # grammar seeds 60038, 60163 and in-place 50043, 50202, 50210, 50358: through
+    # `math.sqrt(y * 0.0)` or `np.sqrt(e - e)`, whose values never change, the gradient was
+    # 0 * inf = nan (or a ZeroDivisionError in the reverse sweep), finite differences 0
+    for jit in (False, True):
+        check(body, jit=jit)

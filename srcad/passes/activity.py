@@ -54,7 +54,33 @@ def diff_operands(op, ctx):
     rule, bound = bound_args(op, ctx)
     if rule is None:
         return []
-    return names([bound[p] for p in rule.diff if bound.get(p) is not None])
+    flowing = names([bound[p] for p in rule.diff if bound.get(p) is not None])
+    return [v for v in flowing if v not in _cancelled(op)]
+
+
+def _cancelled(op):
+    """The operands (names) whose derivatives cancel wherever they are finite: against a
+    literal zero (`e * 0.0`, `0.0 * e`, `0.0 / e`, `e ** 0`), or themselves (`e - e`).
+    They carry none: through `np.sqrt(y * 0.0)` or `np.sqrt(y - y)`, whose values never
+    change, `y`'s gradient is 0, not 0 * inf = nan."""
+    if not isinstance(op, gast.BinOp):
+        return ()
+    if isinstance(op.op, gast.Sub) and isinstance(op.left, gast.Name) and \
+            isinstance(op.right, gast.Name) and op.left.id == op.right.id:
+        return (op.left.id,)
+    side = None
+    if isinstance(op.op, gast.Mult):
+        side = op.left if _zero(op.right) else op.right if _zero(op.left) else None
+    elif isinstance(op.op, gast.Div) and _zero(op.left):
+        side = op.right
+    elif isinstance(op.op, gast.Pow) and _zero(op.right):
+        side = op.left
+    return tuple(names([side])) if side is not None else ()
+
+
+def _zero(node):
+    return isinstance(node, gast.Constant) and type(node.value) in (int, float) and \
+        node.value == 0
 
 
 def targets(stmt):
