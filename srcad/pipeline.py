@@ -36,6 +36,7 @@ from srcad.passes.split_returns import SplitReturns
 from srcad.passes.tape_needs import TapeNeeds
 from srcad.passes.tidy_adjoints import TidyAdjoints
 from srcad.passes.to_anf import ToANF
+from srcad.passes.ufunc_out import UfuncOut
 from srcad.passes.unroll_tuple_loops import UnrollTupleLoops
 from srcad.source import FunctionSource
 
@@ -61,6 +62,7 @@ def normalize_steps(ctx):
         (ResolveNames, resolve),
         (RenameReserved, lambda f: RenameReserved(ctx).run(f)),
         (LowerRaises, lambda f: LowerRaises(ctx).run(f)),
+        (UfuncOut, lambda f: UfuncOut(ctx).run(f)),
         (ExpandAugAssign, lambda f: ExpandAugAssign(ctx).visit(f)),
         (SplitReturns, lambda f: SplitReturns(ctx).run(f)),
         (ResolveCalls, lambda f: ResolveCalls(ctx).run(f)),

@@ -29,6 +29,17 @@ def casts(x, n):
     return np.sum(y * y) + np.sum(z) + np.sum(x.astype(np.int64))
 
 
+def ndarray_buffers(x):
+    n = x.shape[0]
+    y = np.ndarray(n, dtype=np.float64)
+    z = np.ndarray((n, 2))
+    for i in range(n):
+        y[i] = x[i] ** 2
+        z[i, 0] = y[i]
+        z[i, 1] = x[i]
+    return np.sum(y) + np.sum(z * z)
+
+
 def softmax_loss(x, w):
     z = x - np.max(x, axis=-1, keepdims=True)
     e = np.exp(z)
@@ -52,6 +63,7 @@ CASES = [
     (empty_like_its_argument, lambda: (_X.copy(),)),
     (positional_dtype_of_an_index, lambda: (_X.copy(), np.array([0, 2]))),
     (casts, lambda: (_X.copy(), 5)),
+    (ndarray_buffers, lambda: (_X.copy(),)),
 ]
 
 
@@ -76,3 +88,89 @@ def keepdims_from_a_variable(x, keep):
 def test_keepdims_must_be_written_as_true_or_false():
     with pytest.raises(srcad.SrcadError, match="keepdims=` must be True or False"):
         srcad.grad(keepdims_from_a_variable, jit=False)(_M, True)
+
+
+def covariance_of_features(data, w):
+    c = np.cov(data, rowvar=False)
+    r = np.corrcoef(data.T)
+    return np.sum(c * w) + np.sum(r * w * w) + np.cov(data[:, 0], bias=True)
+
+
+def standardized_spread(x):
+    c = np.cov(x, ddof=0)
+    return np.sum(np.sqrt(np.diag(c))) + np.corrcoef(x)[0, 1]
+
+
+def distances_with_a_masked_zero(x):
+    d = np.sqrt((x - x[0]) ** 2)
+    d[d == 0.0] = -1.0
+    return np.sum(d * np.arange(1.0, x.shape[0] + 1.0))
+
+
+_DATA = np.array([[0.3, 1.2, -0.5], [0.8, -0.1, 0.45], [1.3, 0.2, -0.7], [0.1, 0.9, 0.6]])
+STATISTICS = [
+    (covariance_of_features, lambda: (_DATA.copy(), np.cos(np.arange(9.0)).reshape(3, 3))),
+    (standardized_spread, lambda: (_DATA.T.copy(),)),
+    (distances_with_a_masked_zero, lambda: (_X.copy(),)),
+]
+
+
+@pytest.mark.parametrize("jit", [False, True])
+@pytest.mark.parametrize("fn, make", STATISTICS, ids=[c[0].__name__ for c in STATISTICS])
+def test_statistics_and_a_zero_cotangent_through_sqrt(fn, make, jit):
+    # the overwritten element's cotangent is zero: through sqrt at 0 it stays zero (not nan)
+    value, grad = srcad.value_and_grad(fn, jit=jit)(*make())
+    assert value == pytest.approx(fn(*make()), rel=1e-12)
+    assert_grad_close(grad, fd_grad(fn, make(), 0))
+
+
+def cov_of_two(x):
+    return np.sum(np.cov(x, x))
+
+
+def cov_of_one(x):
+    return np.sum(np.cov(x))
+
+
+def dot_of_a_stack(a):
+    return np.sum(np.dot(a, a[0].T))
+
+
+def test_cov_of_two_arrays_and_of_one_variable_in_a_matrix_are_refused():
+    with pytest.raises(srcad.SrcadError, match="of two arrays"):
+        srcad.grad(cov_of_two, jit=False)(_X)
+    with pytest.raises(ValueError, match="holding one variable"):
+        srcad.grad(cov_of_one, jit=False)(_X[None, :])
+
+
+@pytest.mark.parametrize("shapes", [((2,), (3, 2, 2)), ((2, 3, 4), (4, 5)),
+                                    ((2, 3, 4), (2, 4, 5)), ((3, 4), (2, 4, 5)),
+                                    ((2, 3, 4), (4,)), ((2, 1, 3, 4), (5, 4, 2))],
+                         ids=str)
+def test_stacked_matrix_products(shapes):
+    # `@` broadcasts over leading axes; each operand's adjoint sums back to its shape
+    def f(a, b):
+        return np.sum(np.sin(a @ b)) + np.sum(np.cos(np.matmul(a, b)))
+
+    rng = np.random.default_rng(len(shapes[0]) * 10 + len(shapes[1]))
+    a, b = rng.normal(size=shapes[0]), rng.normal(size=shapes[1])
+    grad = srcad.grad(f, wrt=(0, 1), jit=False)(a, b)
+    assert_grad_close(grad, fd_grad(f, (a, b), (0, 1)))
+    t = (rng.normal(size=a.shape), rng.normal(size=b.shape))
+    _, tangent = srcad.jvp(f, (a, b), t, jit=False)
+    assert tangent == pytest.approx(np.sum(grad[0] * t[0]) + np.sum(grad[1] * t[1]))
+
+
+def test_max_over_a_tuple_of_axes():
+    x = np.sin(np.arange(24.0) * 1.7).reshape(2, 3, 4)
+
+    def f(x):
+        return np.sum(np.max(x, axis=(0, 1)) * np.arange(4.0)) + \
+            np.sum(np.min(x, axis=(2, 0)) ** 2)
+
+    assert_grad_close(srcad.grad(f, jit=False)(x), fd_grad(f, (x,), 0))
+
+
+def test_np_dot_of_a_stack_is_refused_with_the_matmul_spelling():
+    with pytest.raises(srcad.SrcadError, match="write `x @ y`"):
+        srcad.grad(dot_of_a_stack, jit=False)(np.ones((2, 3, 3)))

@@ -131,6 +131,8 @@ class ResolveCalls(gast.NodeTransformer):
                 args = [args[0], gast.Tuple(elts=args[1:], ctx=gast.Load())]
             return self.rule_call(rule, args, node.keywords, method=node.func.attr)
         obj = self.resolve.lookup(text)
+        if registry.ufunc_of(obj) is not None:
+            return self.ufunc_method(text, *registry.ufunc_of(obj), args, node.keywords)
         op = registry.operator_of(obj)
         if op is not None and len(args) == 2 and not node.keywords:
             return gast.BinOp(left=args[0], op=op(), right=args[1])
@@ -163,6 +165,36 @@ class ResolveCalls(gast.NodeTransformer):
                     if kw.arg == "dtype" else kw for kw in keywords]
         return self.site(gast.Call(func=ir.dotted(rule.name), args=args, keywords=keywords),
                          "rule", rule, method)
+
+    def ufunc_method(self, text, ufunc, method, args, keywords):
+        """`ufunc.outer(a, b)` as `ufunc(rt.outer_left(a, b), b)`; `reduce` and
+        `accumulate` as the functions the rules name for them (`np.add.reduce` is
+        `np.sum` along axis 0)."""
+        if method == "outer":
+            if len(args) != 2 or keywords:
+                raise self.error(f"`{text}` takes two arguments here, `a` and `b`")
+            lifted = self.site(ir.call("rt.outer_left", args[0], args[1]), "rule",
+                               registry.by_name("rt.outer_left"))
+            pair = [lifted, copy.deepcopy(args[1])]
+            op = registry.operator_of(ufunc)
+            if op is not None:
+                return gast.BinOp(left=pair[0], op=op(), right=pair[1])
+            rule = registry.lookup(ufunc)
+            if rule is not None:
+                return self.rule_call(rule, pair, [])
+        spelled = registry.by_ufunc_method(ufunc, method)
+        if spelled is None:
+            raise self.error(f"no derivative rule for `{text}`",
+                             "srcad takes `outer` of the ufuncs it differentiates, and "
+                             "`reduce`/`accumulate` of np.add, np.multiply (and `reduce` of "
+                             "np.maximum, np.minimum): write it with those, or with np.sum, "
+                             "np.cumsum, np.max ...", NoRuleError)
+        function, defaults = spelled
+        rule = registry.lookup(function)
+        given = {kw.arg for kw in keywords} | set(rule.params[2:len(args) + 1])
+        keywords = list(keywords) + [gast.keyword(arg=k, value=ir.const(v))
+                                     for k, v in defaults.items() if k not in given]
+        return self.rule_call(rule, args, keywords)
 
     def keeping_dims(self, rule, args, keywords, keep, method):
         """A reduction with `keepdims=`: `rt.keep_dims(reduced, x, axis)` for True (the

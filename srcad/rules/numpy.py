@@ -439,12 +439,17 @@ nondiff(np.argmax, np.argmin, kind=ty.reduction("i"), params=("ans", "x", "axis"
 # products
 
 
-@adjoint(np.dot, np.matmul, kind=ty.matmul, broadcast=False, methods=("dot",))
+# np.dot of arrays of one or two dimensions (of more, it contracts differently from `@`,
+# and is refused); np.matmul is the operator `@`
+@adjoint(np.dot, kind=ty.dot, broadcast=False, methods=("dot",))
 def dot(ans, x, y):
     d[x] += rt.matmul_dx(d[ans], x, y)
     d[y] += rt.matmul_dy(d[ans], x, y)
 
 
-@tangent(np.dot, np.matmul)
+operator(np.matmul, gast.MatMult)
+
+
+@tangent(np.dot)
 def dot_tangent(ans, x, y):
     t[ans] = rt.dot(t[x], y) + rt.dot(x, t[y])

@@ -4,7 +4,7 @@ import numpy as np
 
 from srcad import runtime as rt
 from srcad.rules import typing as ty
-from srcad.rules.registry import adjoint, tangent
+from srcad.rules.registry import adjoint, tangent, ufunc_method
 
 d = None  # templates say d[x] for "the adjoint of x"; they are never run
 t = None  # tangent templates say t[x] for "the tangent of x" (forward mode)
@@ -115,3 +115,34 @@ def average_tangent(ans, a, axis=None, weights=None):
          linear=True)
 def keep_dims(ans, r, x, axis=None):
     d[r] += rt.reshape_as(d[ans], r)
+
+
+# a ufunc's reduce along `axis`, 0 unless given, as its reduction
+for _ufunc, _function in ((np.add, np.sum), (np.multiply, np.prod), (np.maximum, np.max),
+                          (np.minimum, np.min), (np.logical_and, np.all),
+                          (np.logical_or, np.any)):
+    ufunc_method(_ufunc, "reduce", _function, axis=0)
+
+
+# covariances and correlations of the variables in the rows of `m` (in its columns for
+# rowvar=False): see srcad/runtime/statistics.py
+@adjoint(np.cov, rt.cov, kind=ty.statistic("np.cov", "m"), broadcast=False, name="rt.cov",
+         domain={"m": (-2.0, 2.0)})
+def cov(ans, m, y=None, rowvar=True, bias=False, ddof=None):
+    d[m] += rt.cov_adjoint(d[ans], m, y, rowvar, bias, ddof)
+
+
+@tangent(np.cov)
+def cov_tangent(ans, m, y=None, rowvar=True, bias=False, ddof=None):
+    t[ans] = rt.cov_tangent(t[m], m, y, rowvar, bias, ddof)
+
+
+@adjoint(np.corrcoef, rt.corrcoef, kind=ty.statistic("np.corrcoef", "x"), broadcast=False,
+         name="rt.corrcoef", domain={"x": (-2.0, 2.0)})
+def corrcoef(ans, x, y=None, rowvar=True):
+    d[x] += rt.corrcoef_adjoint(d[ans], x, y, rowvar)
+
+
+@tangent(np.corrcoef)
+def corrcoef_tangent(ans, x, y=None, rowvar=True):
+    t[ans] = rt.corrcoef_tangent(t[x], x, y, rowvar)

@@ -5,7 +5,7 @@ import numpy as np
 
 from srcad import runtime as rt
 from srcad.rules import typing as ty
-from srcad.rules.registry import adjoint, nondiff, tangent
+from srcad.rules.registry import adjoint, nondiff, tangent, ufunc_method
 
 d = None  # templates say d[x] for "the adjoint of x"; they are never run
 t = None  # tangent templates say t[x] for "the tangent of x" (forward mode)
@@ -31,11 +31,12 @@ def ravel(ans, x):
     d[x] += rt.reshape(d[ans], x.shape)
 
 
-# the running sum of the flattened array; its adjoint, the running sum from the end
-@adjoint(np.cumsum, kind=ty.ravel, broadcast=False, methods=("cumsum",), domain=(-2.0, 2.0),
-         linear=True)
-def cumsum(ans, x):
-    d[x] += rt.reshape(np.cumsum(d[ans][::-1])[::-1], x.shape)
+# the running sum of the flattened array or along `axis`; its adjoint, the running sum
+# from the end
+@adjoint(np.cumsum, rt.cumsum, kind=ty.scan("np.cumsum"), broadcast=False, name="rt.cumsum",
+         methods=("cumsum",), domain=(-2.0, 2.0), linear=True)
+def cumsum(ans, x, axis=None):
+    d[x] += rt.cumsum_adjoint(d[ans], x, axis)
 
 
 # the elements moved `shift` places along `axis` (of the flattened array without one)
@@ -116,7 +117,7 @@ def sort_tangent(ans, a, axis=-1):
 
 # the running product (of the flattened array for axis None); it never divides, so a zero
 # factor leaves the adjoints exact
-@adjoint(np.cumprod, rt.cumprod, kind=ty.cumprod, broadcast=False, name="rt.cumprod",
+@adjoint(np.cumprod, rt.cumprod, kind=ty.scan("np.cumprod"), broadcast=False, name="rt.cumprod",
          methods=("cumprod",), domain=(-2.0, 2.0))
 def cumprod(ans, x, axis=None):
     d[x] += rt.cumprod_adjoint(d[ans], x, axis)
@@ -150,6 +151,14 @@ def atleast_3d(ans, a):
          name="rt.expand_dims", view=True, sums=False, linear=True,
          domain={"a": (-2.0, 2.0), "axis": 1})
 def expand_dims(ans, a, axis):
+    d[a] += rt.reshape_as(d[ans], a)
+
+
+# `ufunc.outer(a, b)` is `ufunc(rt.outer_left(a, b), b)` (ResolveCalls): `a` with `b`'s
+# rank of axes of length 1 after its own
+@adjoint(rt.outer_left, kind=ty.outer_left, broadcast=False, name="rt.outer_left", sums=False,
+         linear=True)
+def outer_left(ans, a, b):
     d[a] += rt.reshape_as(d[ans], a)
 
 
@@ -208,8 +217,11 @@ def stack(ans, arrays, axis=0):
 
 # constructors: values that do not depend on the inputs' values
 
-nondiff(np.zeros, np.ones, np.empty, kind=ty.construct, params=("ans", "shape", "dtype"),
+nondiff(np.zeros, np.ones, kind=ty.construct, params=("ans", "shape", "dtype"),
         defaults={"dtype": None})
+# `np.ndarray(shape, dtype)`, the class itself called, is an empty array
+nondiff(np.empty, np.ndarray, name="np.empty", kind=ty.construct,
+        params=("ans", "shape", "dtype"), defaults={"dtype": None})
 nondiff(np.zeros_like, np.ones_like, np.empty_like, kind=ty.like, params=("ans", "a", "dtype"),
         defaults={"dtype": None})
 
@@ -253,3 +265,8 @@ nondiff(np.eye, kind=ty.matrix, params=("ans", "N", "M", "k", "dtype"),
 nondiff(np.identity, kind=ty.matrix, params=("ans", "n", "dtype"), defaults={"dtype": None})
 nondiff(np.shape, kind=ty.shape, continuous=True)
 nondiff(rt.stop_gradient, kind=ty.first, name="rt.stop_gradient", continuous=True)
+
+
+# a ufunc's accumulate along `axis`, 0 unless given, as its running reduction
+ufunc_method(np.add, "accumulate", np.cumsum, axis=0)
+ufunc_method(np.multiply, "accumulate", np.cumprod, axis=0)

@@ -92,7 +92,7 @@ def matmul(ans, x, y):
 
 @tangent("op.MatMult")
 def matmul_tangent(ans, x, y):
-    t[ans] = rt.dot(t[x], y) + rt.dot(x, t[y])
+    t[ans] = rt.matmul(t[x], y) + rt.matmul(x, t[y])
 
 
 nondiff("op.FloorDiv", kind=arith, params=("ans", "x", "y"))

@@ -22,6 +22,7 @@ _BY_ID = {}
 _BY_NAME = {}
 _BY_METHOD = {}
 _OPERATORS = {}  # id(function) -> (function, the gast operator class it computes)
+_UFUNC_METHODS = {}  # (ufunc, method name) -> (function, keyword defaults)
 
 
 @dataclass
@@ -266,6 +267,24 @@ def parts(obj, *items, params=("ans", "a")):
     rule = Rule(name=canonical_name(obj), params=list(params), defaults={}, kind=None,
                 parts=tuple(items))
     _register([obj], rule)
+
+
+def ufunc_method(ufunc, method, function, **defaults):
+    """Register `ufunc.method(...)` as `function(...)`, with keyword `defaults` where the
+    call gives none (`np.add.reduce(x)` is `np.sum(x, axis=0)`)."""
+    _UFUNC_METHODS[ufunc, method] = (function, defaults)
+
+
+def ufunc_of(obj):
+    """(ufunc, method name) when `obj` is a ufunc's bound method (`np.add.outer`), else
+    None."""
+    ufunc = getattr(obj, "__self__", None)
+    return (ufunc, obj.__name__) if isinstance(ufunc, np.ufunc) else None
+
+
+def by_ufunc_method(ufunc, method):
+    """(function, keyword defaults) that `ufunc.method` spells, or None."""
+    return _UFUNC_METHODS.get((ufunc, method))
 
 
 def lookup(obj):

@@ -138,6 +138,31 @@ def astype(k, c):
     return Kind(_dtype_arg(c, k["x"].dtype, k), k["x"].ndim)
 
 
+def outer_left(k, c):
+    """rt.outer_left(a, b): `a`'s dtype, the ranks of both (`a` itself if either is a
+    number)."""
+    a, b = k["a"], k["b"]
+    return Kind(a.dtype, a.ndim + b.ndim if a.ndim and b.ndim else a.ndim)
+
+
+def statistic(function, of):
+    """np.cov, np.corrcoef (`function`) of one array (`of`): a float of a 1-d array, a
+    matrix of a 2-d one."""
+
+    def kind(k, c):
+        x = _array(k, of, function)
+        if x.ndim > 2:
+            raise refuse(function, "takes an array of one or two dimensions")
+        given = c.get("y")
+        if given is not None and not (isinstance(given, gast.Constant) and given.value is None):
+            raise refuse(function, "of two arrays (`y`) is not supported",
+                         f"stack them first: `{function}(np.vstack((x, y)))`")
+        return Kind("f", 0 if x.ndim == 1 else 2)
+
+    kind.__name__ = "statistic"
+    return kind
+
+
 def keep_dims(k, c):
     """A reduction with `keepdims=True`: its dtype, the rank of the array reduced."""
     return Kind(k["r"].dtype, k["x"].ndim)
@@ -198,11 +223,24 @@ def argument(param):
 
 
 def matmul(k, c):
+    """`x @ y`: of more than two dimensions, a stack of matrix products, broadcast over
+    the leading axes (a 1-d operand loses its axis)."""
     x, y = k["x"], k["y"]
     dtype = promote(x, y)
     if x.ndim == 0 or y.ndim == 0:
         return Kind(dtype, max(x.ndim, y.ndim))
+    if x.ndim > 2 or y.ndim > 2:
+        return Kind(dtype, max(x.ndim, y.ndim) - (1 if min(x.ndim, y.ndim) == 1 else 0))
     return Kind(dtype, max(x.ndim + y.ndim - 2, 0))
+
+
+def dot(k, c):
+    """np.dot(x, y) of numbers and arrays of one or two dimensions."""
+    if k["x"].ndim > 2 or k["y"].ndim > 2:
+        raise refuse("np.dot", "of an array of more than two dimensions is not supported",
+                     "for stacks of matrix products write `x @ y` (np.matmul), which "
+                     "srcad differentiates")
+    return matmul(k, c)
 
 
 def reshape(k, c):
@@ -343,11 +381,16 @@ def sort(k, c):
     return a
 
 
-def cumprod(k, c):
-    """np.cumprod(x, axis): like `x` along an axis, a vector for None; bools count as ints."""
-    x = _array(k, "x", "np.cumprod")
-    dtype = "i" if x.dtype == "b" else x.dtype
-    return Kind(dtype, x.ndim if _one_axis(k, c, "np.cumprod") is not None else 1)
+def scan(function):
+    """np.cumsum, np.cumprod (`function`)(x, axis): like `x` along an axis, a vector for
+    None; bools count as ints."""
+
+    def kind(k, c):
+        x = _array(k, "x", function)
+        dtype = "i" if x.dtype == "b" else x.dtype
+        return Kind(dtype, x.ndim if _one_axis(k, c, function) is not None else 1)
+
+    return kind
 
 
 def average(k, c):

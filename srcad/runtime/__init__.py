@@ -53,6 +53,7 @@ from srcad.runtime.products import (
     inv_adjoint,
     logabsdet,
     logabsdet_adjoint,
+    matmul,
     matmul_dx,
     matmul_dy,
     slogdet_sign,
@@ -104,6 +105,8 @@ from srcad.runtime.scans import (
     cumprod,
     cumprod_adjoint,
     cumprod_tangent,
+    cumsum,
+    cumsum_adjoint,
 )
 from srcad.runtime.shapes import (
     array,
@@ -112,10 +115,19 @@ from srcad.runtime.shapes import (
     atleast_3d,
     expand_dims,
     keep_dims,
+    outer_left,
     reshape_as,
     squeeze,
     tile,
     tile_adjoint,
+)
+from srcad.runtime.statistics import (
+    corrcoef,
+    corrcoef_adjoint,
+    corrcoef_tangent,
+    cov,
+    cov_adjoint,
+    cov_tangent,
 )
 from srcad.runtime.tangents import (
     arange_tstart,

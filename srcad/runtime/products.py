@@ -7,9 +7,43 @@ from srcad.runtime.overloads import _is_array, _jit_version, result_like
 
 
 @result_like(1)
+def matmul(x, y):
+    """`x @ y`, numbers included (a tangent that is a zero number)."""
+    return x * y if np.ndim(x) == 0 or np.ndim(y) == 0 else x @ y
+
+
+@_jit_version(matmul)
+def _matmul(x, y):
+    if _is_array(x) and _is_array(y):
+        return lambda x, y: np.dot(np.ascontiguousarray(x), np.ascontiguousarray(y))
+    return lambda x, y: x * y
+
+
+def _stacked_adjoints(g, x, y):
+    """Adjoints of `x @ y` for an operand of more than two dimensions: matrix products
+    stacked over broadcast leading axes, a 1-d `x` a row and a 1-d `y` a column, summed
+    back to each operand's shape."""
+    x2 = x[None, :] if x.ndim == 1 else x
+    y2 = y[:, None] if y.ndim == 1 else y
+    g2 = g[..., None, :] if x.ndim == 1 else g
+    g2 = g2[..., None] if y.ndim == 1 else g2
+    dx = _sum_to(g2 @ np.swapaxes(y2, -1, -2), x2.shape)
+    dy = _sum_to(np.swapaxes(x2, -1, -2) @ g2, y2.shape)
+    return dx.reshape(x.shape), dy.reshape(y.shape)
+
+
+def _sum_to(a, shape):
+    """`a`, summed over the axes that broadcasting to it added or stretched."""
+    a = np.sum(a, axis=tuple(range(a.ndim - len(shape)))) if a.ndim > len(shape) else a
+    stretched = tuple(k for k, n in enumerate(shape) if n == 1 and a.shape[k] != 1)
+    return np.sum(a, axis=stretched, keepdims=True) if stretched else a
+
+
 def matmul_dx(g, x, y):
     """Adjoint of `x @ y` (or `np.dot`) with respect to `x`."""
     nx, ny = np.ndim(x), np.ndim(y)
+    if nx > 2 or ny > 2:
+        return _stacked_adjoints(g, x, y)[0]
     if nx == 0 or ny == 0:
         return np.sum(g * y) if nx == 0 else g * y
     if nx == 1 and ny == 1:
@@ -25,6 +59,8 @@ def matmul_dx(g, x, y):
 def matmul_dy(g, x, y):
     """Adjoint of `x @ y` (or `np.dot`) with respect to `y`."""
     nx, ny = np.ndim(x), np.ndim(y)
+    if nx > 2 or ny > 2:
+        return _stacked_adjoints(g, x, y)[1]
     if nx == 0 or ny == 0:
         return np.sum(g * x) if ny == 0 else g * x
     if nx == 1 and ny == 1:
@@ -43,6 +79,8 @@ def _ndims(x, y):
 @_jit_version(matmul_dx)
 def _matmul_dx(g, x, y):
     nx, ny = _ndims(x, y)
+    if nx > 2 or ny > 2:
+        return None  # Numba's `@` takes one or two dimensions: the sweeps run as Python
     if nx == 0:
         return lambda g, x, y: np.sum(g * y)
     if ny == 0 or (nx == 1 and ny == 1):
@@ -57,6 +95,8 @@ def _matmul_dx(g, x, y):
 @_jit_version(matmul_dy)
 def _matmul_dy(g, x, y):
     nx, ny = _ndims(x, y)
+    if nx > 2 or ny > 2:
+        return None  # Numba's `@` takes one or two dimensions: the sweeps run as Python
     if ny == 0:
         return lambda g, x, y: np.sum(g * x)
     if nx == 0 or (nx == 1 and ny == 1):

@@ -156,6 +156,13 @@ def select_adjoint(g, x, ans, axis):
     if axis is None:
         out.flat[int(np.argmax(_is_extreme(np.ravel(x), ans)))] = g
         return out
+    if isinstance(axis, tuple):  # the axes reduced moved last, as one
+        axes = [a % np.ndim(x) for a in axis]
+        order = [k for k in range(np.ndim(x)) if k not in axes] + axes
+        moved = np.transpose(x, order)
+        lines = moved.reshape(moved.shape[:np.ndim(x) - len(axes)] + (-1,))
+        picked = select_adjoint(g, lines, ans, -1).reshape(moved.shape)
+        return np.transpose(picked, np.argsort(order))
     hit = np.argmax(_is_extreme(x, np.expand_dims(ans, axis)), axis=axis)
     np.put_along_axis(out, np.expand_dims(hit, axis), np.expand_dims(g, axis), axis)
     return out

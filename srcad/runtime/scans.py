@@ -1,10 +1,47 @@
-"""Running products (np.cumprod, of the flattened array or along an axis) and their
-adjoint and tangent, exact where a factor is zero: they never divide."""
+"""Running sums and products (np.cumsum, np.cumprod, of the flattened array or along an
+axis) and their adjoints and tangent; the products' are exact where a factor is zero: they
+never divide."""
 import numpy as np
 from numba.extending import register_jitable
 
 from srcad.runtime.axes import lines_along
 from srcad.runtime.overloads import _is_none, _jit_version
+
+
+def cumsum(x, axis=None):
+    """np.cumsum(x, axis), of the flattened `x` for None."""
+    return np.cumsum(x, axis)
+
+
+@_jit_version(cumsum)
+def _cumsum(x, axis=None):
+    if _is_none(axis):
+        return lambda x, axis=None: np.cumsum(x)
+
+    def along(x, axis=None):
+        lines = lines_along(x, axis)
+        out = np.empty(lines.shape, np.cumsum(np.zeros(1, x.dtype)).dtype)
+        for i in range(lines.shape[0]):
+            for j in range(lines.shape[2]):
+                out[i, :, j] = np.cumsum(lines[i, :, j])
+        return out.reshape(x.shape)
+
+    return along
+
+
+@register_jitable(cache=True)
+def cumsum_adjoint(g, x, axis=None):
+    """Adjoint of np.cumsum(x, axis), shaped like `x`: the running sums of `g` from the
+    end of each line."""
+    out = np.empty(np.shape(x))
+    lines, grads = lines_along(out, axis), lines_along(g, axis)
+    for i in range(lines.shape[0]):
+        for j in range(lines.shape[2]):
+            s = 0.0
+            for k in range(lines.shape[1] - 1, -1, -1):
+                s += grads[i, k, j]
+                lines[i, k, j] = s
+    return out
 
 
 def cumprod(x, axis=None):

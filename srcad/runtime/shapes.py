@@ -51,6 +51,20 @@ def _reshape_as(g, a):
     return lambda g, a: np.sum(g)
 
 
+def outer_left(a, b):
+    """`a` with as many axes of length 1 after its own as `b` has: `ufunc.outer(a, b)` is
+    `ufunc(outer_left(a, b), b)`, each element of `a` against all of `b`."""
+    return np.reshape(a, np.shape(a) + (1,) * np.ndim(b)) if np.ndim(a) and np.ndim(b) else a
+
+
+@_jit_version(outer_left)
+def _outer_left(a, b):
+    if not (_is_array(a) and _is_array(b)):
+        return lambda a, b: a
+    ones = (1,) * b.ndim
+    return lambda a, b: np.ascontiguousarray(a).reshape(a.shape + ones)
+
+
 # axes given as an int or a tuple of ints
 
 
