@@ -167,8 +167,10 @@ class Program:
         if hit:
             raise at.error(f"`{fn.__name__}` writes into its argument `{hit[0]}`, and srcad "
                            "does not pass such writes back to the caller", node,
-                           f"have `{fn.__name__}` return the array it fills, or copy the "
-                           "argument inside it first", UnsupportedError)
+                           f"copy the argument first and return the copy: `{hit[0]} = "
+                           f"{hit[0]}.copy()` at the top of `{fn.__name__}`, `return "
+                           f"{hit[0]}` at its end, and `{hit[0]} = {fn.__name__}(...)` at the "
+                           "call", UnsupportedError)
 
     def _error(self, at, node, message, hint=None):
         if at is not None and node is not None:

@@ -268,3 +268,59 @@ def test_buffers_swapped_twice_in_straight_line_code(jit):
     value, grad = srcad.value_and_grad(swapped_twice, wrt=(0, 1, 2), jit=jit)(*make())
     assert value == swapped_twice(*make())
     assert_grad_close(grad, fd_grad(swapped_twice, make(), (0, 1, 2)))
+
+
+def _fill_rhs(y, k, du):
+    du = du.copy()  # from here `du` is the helper's own array
+    du[0] = -k * y[0] * y[1]
+    du[1] = k * y[0] - y[1]
+    return du
+
+
+def _smooth(p):
+    p = p.copy()
+    p[1:-1] = 0.25 * (p[:-2] + 2.0 * p[1:-1] + p[2:])
+    return p
+
+
+def euler_with_a_filling_helper(y, k, n):
+    du = np.zeros_like(y)
+    for _ in range(n):
+        du = _fill_rhs(y, k, du)
+        y = y + 0.1 * du
+    return np.sum(y * y)
+
+
+def smoothed_in_place(p, n):
+    for _ in range(n):
+        p[:] = _smooth(p)
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_helpers_that_copy_their_argument_and_return_it(jit):
+    make = lambda: (np.array([0.7, -0.3]), 0.8, 4)  # noqa: E731
+    got = srcad.grad(euler_with_a_filling_helper, wrt=(0, 1), jit=jit)(*make())
+    assert_grad_close(got, fd_grad(euler_with_a_filling_helper, make(), (0, 1)))
+    p = np.sin(np.arange(6.0))
+    _, pullback = srcad.vjp(smoothed_in_place, p.copy(), 3, out=0, jit=jit)
+    cot = np.cos(np.arange(6.0))
+    expected = fd_grad(lambda q: float(np.sum(_result(smoothed_in_place, 0)(q, 3) * cot)),
+                       (p.copy(),), 0)
+    assert_grad_close(pullback(cot), expected)  # wrt=0: the gradient itself, not a tuple
+
+
+def _fills(du, y):
+    du[0] = y[0] * 2.0
+    return du
+
+
+def uses_a_helper_that_fills_its_argument(y):
+    du = np.zeros_like(y)
+    du = _fills(du, y)
+    return np.sum(du)
+
+
+def test_a_helper_writing_into_its_argument_is_told_how_to_copy_it():
+    with pytest.raises(srcad.SrcadError) as info:
+        srcad.grad(uses_a_helper_that_fills_its_argument, jit=False)(np.ones(2))
+    assert "`du = du.copy()` at the top of `_fills`" in str(info.value)

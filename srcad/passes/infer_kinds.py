@@ -39,7 +39,8 @@ class InferKinds:
     there on: it is renamed in the statements after, and kinds are inferred again. Any
     other variable holding values of different kinds is refused. Loops are iterated to a
     fixed point. Calls to the user's own functions are typed by specializing the callee
-    (`ctx.program.specialize`). Also records `ctx.return_kind`.
+    (`ctx.program.specialize`). An array parameter bound again there is renamed the same
+    way (`fresh_arrays`). Also records `ctx.return_kind`.
     """
 
     needs = ("user_functions", "custom_calls", "calls")
@@ -54,6 +55,7 @@ class InferKinds:
     def run(self, fnode):
         start = dict(self.kinds)
         self.top = fnode.body
+        self.fresh_arrays(fnode)
         while True:
             try:
                 self.fixed_point(fnode)
@@ -71,6 +73,18 @@ class InferKinds:
             self.block(fnode.body)
             if before == self.kinds:
                 break
+
+    def fresh_arrays(self, fnode):
+        """An array parameter that the body (outside loops and branches) binds again
+        (`p = p.copy()`) is a new variable from there on: writes into it after that are no
+        writes into the caller's array, and returning it returns no argument."""
+        params = {a.id for a in fnode.args.args if getattr(self.kinds.get(a.id), "is_array",
+                                                           False)}
+        for s in list(fnode.body):
+            if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and \
+                    s.targets[0].id in params:
+                params.discard(s.targets[0].id)
+                self.rename_after(s, s.targets[0].id)
 
     def rename_after(self, s, name):
         """Give `name` a fresh name in statement `s`'s target and every statement after it
