@@ -120,16 +120,19 @@ class Adjoints:
         return out
 
     def sequence(self, rule, t, seq, bound):
-        """concatenate/stack: each active element gets its piece of d_t."""
+        """concatenate/stack/hstack/vstack: each active element gets its piece of d_t."""
         axis = bound.get("axis")
         axis = 0 if axis is None else axis.value
         ndim = self.ctx.kinds[t].ndim
-        axis = axis % ndim
+        axis = (1 if rule.sequence == "hstack" and ndim > 1 else axis) % ndim
         out, offset = [], None
         for k, elt in enumerate(seq.elts):
             lead = [gast.Slice(lower=None, upper=None, step=None)] * axis
             if rule.sequence == "stack":
                 index = lead + [ir.const(k)]
+            elif rule.sequence == "vstack" and self.ctx.kinds[elt.id].ndim == 1:
+                index = [offset if offset is not None else ir.const(0)]  # one row
+                offset = gast.BinOp(left=index[0], op=gast.Add(), right=ir.const(1))
             else:
                 size = gast.Subscript(value=gast.Attribute(value=ir.name(elt.id), attr="shape",
                                                            ctx=gast.Load()),

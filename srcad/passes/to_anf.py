@@ -178,15 +178,17 @@ class ToANF:
             pre, op = self.op(value)
             user_call = isinstance(op, gast.Call) and isinstance(op.func, gast.Name) \
                 and op.func.id in self.ctx.user_functions
-            if user_call:
-                if all(isinstance(t, gast.Name) for t in names):
-                    read = {n.id for n in gast.walk(op) if isinstance(n, gast.Name)}
-                    outs = [self.tmp() if t.id in read else t.id for t in names]
-                    stmt = ir.assign(gast.Tuple(elts=[ir.name(o, True) for o in outs],
-                                                ctx=gast.Store()), op, like=node)
-                    copies = [ir.assign(t.id, ir.name(o), like=node)
-                              for t, o in zip(names, outs) if o != t.id]
-                    return pre + [stmt] + copies
+            if user_call:  # its items as names (`KE[0], PE[0] = energies(x)` through two)
+                read = {n.id for n in gast.walk(op) if isinstance(n, gast.Name)}
+                outs = [t.id if isinstance(t, gast.Name) and t.id not in read else self.tmp()
+                        for t in names]
+                stmt = ir.assign(gast.Tuple(elts=[ir.name(o, True) for o in outs],
+                                            ctx=gast.Store()), op, like=node)
+                copies = []
+                for t, o in zip(names, outs):
+                    if not (isinstance(t, gast.Name) and o == t.id):
+                        copies += self.stmt_Assign(ir.assign(t, ir.name(o), like=node))
+                return pre + [stmt] + copies
             if isinstance(op, gast.Tuple) and len(op.elts) == len(names):  # registry.parts
                 atoms = op.elts
             else:

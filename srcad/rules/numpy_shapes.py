@@ -215,6 +215,20 @@ def stack(ans, arrays, axis=0):
     d[arrays] += rt.unstack_like(d[ans], arrays, axis)
 
 
+# np.hstack joins along axis 1 (1-d arrays along 0), np.vstack along axis 0, a 1-d array
+# as one row; each array's adjoint is its piece (Adjoints.sequence), the template unused
+@adjoint(np.hstack, kind=ty.stacked("np.hstack", 1), broadcast=False, sequence="hstack",
+         sums=False, linear=True)
+def hstack(ans, arrays):
+    d[arrays] += d[ans]
+
+
+@adjoint(np.vstack, kind=ty.stacked("np.vstack", 2), broadcast=False, sequence="vstack",
+         sums=False, linear=True)
+def vstack(ans, arrays):
+    d[arrays] += d[ans]
+
+
 # constructors: values that do not depend on the inputs' values
 
 nondiff(np.zeros, np.ones, kind=ty.construct, params=("ans", "shape", "dtype"),

@@ -267,6 +267,23 @@ def join_arrays(extra):
     return kind
 
 
+def stacked(function, least):
+    """np.hstack (`least` 1) and np.vstack (2) of a tuple or list of arrays written
+    out: of the arrays' rank, at least `least`."""
+
+    def kind(k, c):
+        seq = k["arrays"]
+        items = seq.items if isinstance(seq, TupleKind) else ()
+        if not isinstance(c.get("arrays"), (gast.Tuple, gast.List)) or not items or \
+                not all(isinstance(i, Kind) and i.ndim for i in items):
+            raise refuse(function, "takes arrays written out as a tuple here",
+                         f"write `{function}((a, b))`")
+        return Kind(promote(*items), max(least, max(i.ndim for i in items)))
+
+    kind.__name__ = "stacked"
+    return kind
+
+
 def shape(k, c):
     """np.shape(x): a tuple of ints, one per axis."""
     return TupleKind((INT,) * k["x"].ndim)

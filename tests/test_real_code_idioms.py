@@ -1,0 +1,75 @@
+"""Idioms of numeric kernels written by others (N-body steps, image stencils, pressure
+solvers): helpers that copy their argument and return it, a helper's tuple unpacked into
+array elements, np.hstack/np.vstack. Each is checked against central finite
+differences, compiled and not."""
+import numpy as np
+import pytest
+
+import srcad
+from tests.fd import assert_grad_close, fd_grad
+
+
+def _energies(x, v):
+    return 0.5 * np.sum(v * v), 0.3 * np.sum(x * x)
+
+
+def leapfrog_energies(x, v):
+    kinetic = np.zeros(3)
+    potential = np.zeros(3)
+    for i in range(3):
+        kinetic[i], potential[i] = _energies(x, v)
+        x = x + 0.1 * v
+        v = v - 0.1 * x
+    return np.sum(kinetic * potential)
+
+
+def _relax(p, b):
+    p = p.copy()
+    for _ in range(2):
+        pn = p.copy()
+        p[1:-1] = 0.5 * (pn[2:] + pn[:-2]) - 0.25 * b[1:-1]
+    return p
+
+
+def pressure_steps(p, b):
+    for _ in range(2):
+        p = _relax(p, b)
+        b = b + 0.1 * p
+    return np.sum(p * p) + np.sum(b)
+
+
+def joined(a, b, m):
+    h = np.hstack((a, b * 2.0))
+    v = np.vstack((a, b, a * b))
+    w = np.hstack((m, m * a[0]))
+    u = np.vstack((m, m ** 2))
+    return np.sum(np.sin(h)) + np.sum(v * v * np.arange(9.0).reshape(3, 3)) + \
+        np.sum(np.cos(w)) + np.sum(u)
+
+
+_A = np.array([0.3, -0.2, 0.5])
+_B = np.array([1.0, 0.5, 0.1])
+_M = np.array([[0.1, 0.2, 0.3], [0.7, -0.4, 1.2]])
+CASES = [
+    (leapfrog_energies, lambda: (np.array([0.3, -0.2]), np.array([1.0, 0.5])), (0, 1)),
+    (pressure_steps, lambda: (np.sin(np.arange(6.0)), np.cos(np.arange(6.0))), (0, 1)),
+    (joined, lambda: (_A.copy(), _B.copy(), _M.copy()), (0, 1, 2)),
+]
+
+
+@pytest.mark.parametrize("jit", [False, True])
+@pytest.mark.parametrize("fn, make, wrt", CASES, ids=[c[0].__name__ for c in CASES])
+def test_gradients_match_finite_differences(fn, make, wrt, jit):
+    value, grad = srcad.value_and_grad(fn, wrt=wrt, jit=jit)(*make())
+    assert value == pytest.approx(fn(*make()), rel=1e-12)
+    assert_grad_close(grad, fd_grad(fn, make(), wrt))
+
+
+def stacked_from_a_list_variable(a):
+    parts = [a, a]
+    return np.sum(np.hstack(parts))
+
+
+def test_stacking_arrays_not_written_out_is_refused():
+    with pytest.raises(srcad.SrcadError, match="written out as a tuple"):
+        srcad.grad(stacked_from_a_list_variable, jit=False)(_A)
