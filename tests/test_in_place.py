@@ -102,9 +102,25 @@ def fresh_buffer_per_phase(u, k, n):
         u, w = w, u
 
 
-def returns_another(u, k):
-    u[0] = k
-    return k * 2.0
+def returns_a_step_count(u, k, tol):
+    steps = 0
+    for _ in range(20):
+        u[1:] = u[1:] * k + u[:-1] * (1.0 - k)
+        steps += 1
+        if np.max(np.abs(u[1:] - u[:-1])) < tol:
+            return steps
+    return steps
+
+
+def test_out_of_a_function_that_returns_a_step_count():
+    # the count is not what out= asks for: the value is u's final contents
+    make = lambda: (np.array([1.0, 0.2, -0.5]), 0.6, 1e-3)  # noqa: E731
+    value, pullback = srcad.vjp(returns_a_step_count, *make(), wrt=(0, 1), out=0, jit=False)
+    np.testing.assert_allclose(value, _result(returns_a_step_count, 0)(*make()))
+    cot = np.array([0.3, 1.0, -2.0])
+    expected = fd_grad(lambda u, k: float(np.sum(
+        _result(returns_a_step_count, 0)(u, k, 1e-3) * cot)), make()[:2], (0, 1))
+    assert_grad_close(pullback(cot), expected)
 
 
 def _grid():
@@ -204,13 +220,11 @@ def drops_the_callers_array(u, tmp, k, n):
 @pytest.mark.parametrize("fn, args, out, words", [
     (rebinds, (np.ones(5), np.zeros(5), 0.1, 2), 0, ["`u` is bound to another value",
                                                      "u = u * k"]),
-    (returns_another, (np.ones(3), 0.5), "u", ["returns a value other than `u`",
-                                               "return k * 2.0"]),
     (diffuse, (np.ones(5), np.zeros(5), 0.1, 2), 2, ["`k`, named by `out=`, is a float"]),
     (diffuse, (np.ones(5), np.zeros(5), 0.1, 2), 7, ["`out=7` is out of range"]),
     (diffuse, (np.ones(5), np.zeros(5), 0.1, 2), None,
      ["`diffuse` can end without returning a value", "out=..."]),
-], ids=["rebound", "other-return", "float", "out-of-range", "no-out"])
+], ids=["rebound", "float", "out-of-range", "no-out"])
 def test_refusals_name_the_line_and_the_fix(fn, args, out, words):
     with pytest.raises(srcad.SrcadError) as info:
         srcad.vjp(fn, *args, wrt=0, out=out, jit=False)

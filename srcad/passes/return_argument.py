@@ -9,17 +9,16 @@ _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 
 
 class ReturnArgument:
-    """Transformation, when `ctx.out_argument` names a parameter `u`: every `return`,
-    `return None` and `return u` becomes `return u`, and a body that can end without a
-    return ends with one. The caller's array is then what the function returns, and its
+    """Transformation, when `ctx.out_argument` names a parameter `u`: every `return`
+    becomes `return u`, and a body that can end without a return ends with one (a value
+    it returned, such as a step count, is not what `out=` asks for, and is dropped). The caller's array is then what the function returns, and its
     gradient flows to every argument's initial contents, `u`'s own included.
 
     Buffers may swap names (`u, w = w, u`, and any permutation of names): an int
     `holder` then follows which of them holds the caller's array, and the return takes
     that one. A name that swaps may be bound to a new buffer (`w = np.zeros_like(u)`)
     where it does not hold the caller's array: `holder` checks that when it runs. `out`
-    bound before any swap, or any name bound otherwise (`for u in ...`), is refused, as
-    is a return of anything else. `u += e` on an array updates it in place, as in NumPy.
+    bound before any swap, or any name bound otherwise (`for u in ...`), is refused. `u += e` on an array updates it in place, as in NumPy.
 
     >>> from srcad.passes.testing import show_names
     >>> _ = show_names(lambda ctx: ReturnArgument(ctx, "u"), '''
@@ -85,8 +84,7 @@ class ReturnArgument:
                     set(_permutation(node)) & set(self.group):
                 for target in node.targets[0].elts:
                     target._in_place = True  # a swap: followed by `holder`
-            if isinstance(node, gast.Return):
-                self.check_return(node)
+            if isinstance(node, gast.Return):  # what it returned besides is not asked for
                 node.value = self.holding()
         if not isinstance(fnode.body[-1], gast.Return):
             fnode.body.append(gast.copy_location(gast.Return(value=self.holding()),
@@ -149,16 +147,6 @@ class ReturnArgument:
             f"write into it instead (`{self.out}[:] = tmp` copies a whole buffer back), swap "
             f"buffers only as `{self.out}, tmp = tmp, {self.out}`, or return the array that "
             "holds the result and leave out `out=`")
-
-    def check_return(self, node):
-        v = node.value
-        if v is None or isinstance(v, gast.Constant) and v.value is None or \
-                isinstance(v, gast.Name) and v.id == self.out:
-            return
-        raise self.refused(node, f"with `out={self.out!r}`, `{self.ctx.fsrc.name}` returns a "
-                           f"value other than `{self.out}`",
-                           f"return nothing (or `{self.out}`): the result is what "
-                           f"`{self.out}` holds when the function ends")
 
     def refused(self, node, message, hint):
         return self.ctx.fsrc.error(message, node, hint, UnsupportedError)

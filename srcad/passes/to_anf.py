@@ -149,8 +149,10 @@ class ToANF:
             return pre + [ir.assign(target, op, like=node)]
         if isinstance(target, gast.Subscript):
             if not isinstance(target.value, gast.Name):
+                chained = isinstance(target.value, gast.Subscript)
                 raise self.error("only `name[index] = value` writes are supported", node,
-                                 "write into a named array")
+                                 "index once with all the indices (`a[i, j] = ...` for "
+                                 "`a[i][j] = ...`)" if chained else "write into a named array")
             pre, index = self.index(target.slice)
             more, atom = self.atom(value)
             store = gast.Subscript(value=ir.name(target.value.id), slice=index, ctx=gast.Store())
