@@ -73,3 +73,41 @@ def stacked_from_a_list_variable(a):
 def test_stacking_arrays_not_written_out_is_refused():
     with pytest.raises(srcad.SrcadError, match="written out as a tuple"):
         srcad.grad(stacked_from_a_list_variable, jit=False)(_A)
+
+
+COEFFS = np.array([0.5, 1.5, -0.25])
+MIXING = np.cos(np.arange(9.0)).reshape(3, 3)
+PICK = np.array([2, 0])
+
+
+def _weighted(x):
+    return np.sum(COEFFS * x)
+
+
+def reads_global_arrays(x):
+    y = MIXING @ x
+    s = 0.0
+    for i in range(3):
+        s = s + COEFFS[i] * np.tanh(y[i])
+    return s + _weighted(x) + np.sum(x[PICK])
+
+
+def writes_a_global_array(x):
+    COEFFS[0] = x[0]
+    return np.sum(COEFFS)
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_global_arrays_are_constants_and_a_new_binding_is_seen(jit, monkeypatch):
+    x = np.array([0.3, -0.7, 1.1])
+    g = srcad.value_and_grad(reads_global_arrays, jit=jit)
+    for coeffs in (COEFFS, np.array([1.0, 2.0, 3.0])):
+        monkeypatch.setitem(globals(), "COEFFS", coeffs)
+        value, grad = g(x)
+        assert value == pytest.approx(reads_global_arrays(x), rel=1e-12)
+        assert_grad_close(grad, fd_grad(reads_global_arrays, (x,), 0))
+
+
+def test_writing_into_a_global_array_is_refused():
+    with pytest.raises(srcad.SrcadError, match="write into the global `COEFFS`"):
+        srcad.grad(writes_a_global_array, jit=False)(np.ones(3))

@@ -48,7 +48,7 @@ class InferKinds:
 
     def __init__(self, ctx, arg_kinds):
         self.ctx = ctx
-        self.kinds = dict(arg_kinds)
+        self.kinds = {**getattr(ctx.program, "constant_kinds", {}), **arg_kinds}
         self.returns = None
         ctx.item_kinds = {}
 

@@ -11,14 +11,16 @@ _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 class ReturnArgument:
     """Transformation, when `ctx.out_argument` names a parameter `u`: every `return`
     becomes `return u`, and a body that can end without a return ends with one (a value
-    it returned, such as a step count, is not what `out=` asks for, and is dropped). The caller's array is then what the function returns, and its
-    gradient flows to every argument's initial contents, `u`'s own included.
+    it returned, such as a step count, is not what `out=` asks for, and is dropped). The
+    caller's array is then what the function returns, and its gradient flows to every
+    argument's initial contents, `u`'s own included.
 
     Buffers may swap names (`u, w = w, u`, and any permutation of names): an int
     `holder` then follows which of them holds the caller's array, and the return takes
     that one. A name that swaps may be bound to a new buffer (`w = np.zeros_like(u)`)
     where it does not hold the caller's array: `holder` checks that when it runs. `out`
-    bound before any swap, or any name bound otherwise (`for u in ...`), is refused. `u += e` on an array updates it in place, as in NumPy.
+    bound before any swap, or any name bound otherwise (`for u in ...`), is refused.
+    `u += e` on an array updates it in place, as in NumPy.
 
     >>> from srcad.passes.testing import show_names
     >>> _ = show_names(lambda ctx: ReturnArgument(ctx, "u"), '''

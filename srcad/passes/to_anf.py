@@ -4,6 +4,7 @@ import gast
 import numpy as np
 
 from srcad.errors import UnsupportedError
+from srcad.kinds import of_value
 from srcad.passes import ir
 from srcad.passes.constants import Constants
 from srcad.passes.resolve_calls import CallSite, is_range
@@ -153,6 +154,10 @@ class ToANF:
                 raise self.error("only `name[index] = value` writes are supported", node,
                                  "index once with all the indices (`a[i, j] = ...` for "
                                  "`a[i][j] = ...`)" if chained else "write into a named array")
+            if not self.consts.local(target.value.id):
+                raise self.error(f"a write into the global `{target.value.id}`", node,
+                                 "srcad reads global arrays as constants: pass the array as "
+                                 "an argument to write into it")
             pre, index = self.index(target.slice)
             more, atom = self.atom(value)
             store = gast.Subscript(value=ir.name(target.value.id), slice=index, ctx=gast.Store())
@@ -232,6 +237,8 @@ class ToANF:
         if isinstance(expr, gast.Name) and self.consts.local(expr.id):
             return [], ir.name(expr.id)
         pre, op = self.op(expr)
+        if isinstance(op, gast.Name) and op.id in getattr(self.ctx.program, "constant_kinds", ()):
+            return pre, op  # a global array, read-only in the module
         name = self.tmp()
         return pre + [ir.assign(name, op, like=self.stmt_line)], ir.name(name)
 
@@ -259,6 +266,8 @@ class ToANF:
         if obj is self.resolve.MISSING:
             raise self.error(f"name `{expr.id}` is not defined", self.stmt_line,
                              cls=UnsupportedError)
+        if isinstance(obj, np.ndarray) and obj.ndim and of_value(obj) is not None:
+            return [], ir.name(self.ctx.program.constant_array(obj, "global_" + expr.id))
         raise self.error(f"the global `{expr.id}` ({type(obj).__name__}) cannot be used as a value",
                          self.stmt_line, "pass it to the function as an argument")
 
