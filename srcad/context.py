@@ -38,6 +38,7 @@ class Context:
     return_values: list = field(default_factory=list)  # variables holding the return value
     # LowerRaises
     failures: list = field(default_factory=list)  # the `raise` statements, by number
+    prints: list = field(default_factory=list)  # each `print`'s texts and value numbers
     # ResolveCalls
     calls: dict = field(default_factory=dict)  # call node -> its CallSite
     user_functions: dict = field(default_factory=dict)  # helper name -> function

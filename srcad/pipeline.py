@@ -24,7 +24,7 @@ from srcad.passes.lean_array_adjoints import LeanArrayAdjoints
 from srcad.passes.lower_comprehensions import LowerComprehensions
 from srcad.passes.lower_iterators import LowerIterators
 from srcad.passes.lower_loop_exits import LowerLoopExits
-from srcad.passes.lower_raises import LowerRaises, RestoreRaises
+from srcad.passes.lower_raises import LowerPrints, LowerRaises, RestoreRaises
 from srcad.passes.record_control import RecordControl
 from srcad.passes.rename_reserved import RenameReserved
 from srcad.passes.resolve_calls import ResolveCalls
@@ -62,6 +62,7 @@ def normalize_steps(ctx):
         (ResolveNames, resolve),
         (RenameReserved, lambda f: RenameReserved(ctx).run(f)),
         (LowerRaises, lambda f: LowerRaises(ctx).run(f)),
+        (LowerPrints, lambda f: LowerPrints(ctx).run(f)),
         (UfuncOut, lambda f: UfuncOut(ctx).run(f)),
         (ExpandAugAssign, lambda f: ExpandAugAssign(ctx).visit(f)),
         (SplitReturns, lambda f: SplitReturns(ctx).run(f)),

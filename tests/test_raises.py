@@ -146,3 +146,35 @@ def test_refused_raises_say_why(fn, words):
         srcad.grad(fn, jit=False)(1.0)
     assert words in str(info.value)
     assert "test_raises.py:" in str(info.value)
+
+
+def prints_as_it_goes(x, a):
+    s = 0.0
+    for i in range(2):
+        s = s + np.sum(a * x) ** 2
+        print("step", i, "s =", s)
+    print(a * 2.0)
+    return s
+
+
+def prints_with_a_separator(x):
+    print("x", x, sep=": ")
+    return x
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_print_runs_in_the_forward_sweep_once(jit, capfd):
+    args = (0.5, np.array([1.0, 2.0]))
+    prints_as_it_goes(*args)
+    expected = capfd.readouterr().out
+    value, grad = srcad.value_and_grad(prints_as_it_goes, wrt=(0, 1), jit=jit)(*args)
+    assert capfd.readouterr().out == expected  # the reverse sweep does not print
+    assert value == prints_as_it_goes(*args)
+    capfd.readouterr()
+    srcad.jvp(prints_as_it_goes, args, (1.0, np.zeros(2)), jit=jit)
+    assert capfd.readouterr().out == expected
+
+
+def test_print_with_keywords_is_refused():
+    with pytest.raises(srcad.SrcadError, match="`print` with keywords"):
+        srcad.grad(prints_with_a_separator, jit=False)(1.0)

@@ -1,9 +1,11 @@
-"""LowerRaises and RestoreRaises: `raise` and `assert` run in the forward sweep, as in the
-function, and nowhere else.
+"""LowerRaises, LowerPrints and RestoreRaises: `raise`, `assert` and `print` run in the
+forward sweep, as in the function, and nowhere else.
 
-Between the two passes a raise is the statement `unused = rt.fail(k)`, an inactive call
-of no derivative that every pass already knows how to carry; `ctx.failures[k]` keeps the
-`raise` statement it stands for, which RestoreRaises puts back in the generated code.
+Between the passes a raise is the statement `unused = rt.fail(k)`, an inactive call of
+no derivative that every pass already knows how to carry; `ctx.failures[k]` keeps the
+`raise` statement it stands for, which RestoreRaises puts back in the generated code. A
+print is `unused = rt.show(k, values...)` the same way, its text kept in
+`ctx.prints[k]`.
 """
 import builtins
 
@@ -104,9 +106,71 @@ class LowerRaises:
         return self.ctx.fsrc.error(message, node, hint, UnsupportedError)
 
 
+_SHOWN = 8  # values one print may show (the parameters of rt.show)
+
+
+class LowerPrints:
+    """Transformation: a statement `print(a, "text", b)` becomes `unused = rt.show(k, a,
+    b)`, the values it prints as arguments that later passes flatten like any other, and
+    `ctx.prints[k]` the order of texts and values. The call has no derivative and is not
+    pure, so no sweep runs it again (a replayed loop, a recomputed value).
+
+    >>> from srcad.passes.testing import show_names
+    >>> ctx = show_names(LowerPrints, '''
+    ... def f(x, n):
+    ...     unused = print("x is", x * 2.0, "after", n)
+    ...     return x''')
+    def f(x, n):
+        unused = rt.show(0, x * 2.0, n)
+        return x
+    >>> ctx.prints
+    [['x is', 0, 'after', 1]]
+    """
+
+    needs = ("resolve",)
+    provides = ("prints",)
+
+    def __init__(self, ctx):
+        self.ctx = ctx
+        self.rule = registry.by_name("rt.show")
+
+    def run(self, fnode):
+        for node in gast.walk(fnode):
+            if isinstance(node, gast.Assign) and isinstance(node.value, gast.Call) and \
+                    self.ctx.resolve.lookup(ir.dotted_text(node.value.func) or "") is print:
+                node.value = self.lowered(node.value, node)
+        return fnode
+
+    def lowered(self, call, stmt):
+        if call.keywords:
+            raise self.ctx.fsrc.error("`print` with keywords is not supported", stmt,
+                                      "print the values alone: compiled code prints them "
+                                      "separated by spaces", UnsupportedError)
+        texts, values = [], []
+        for a in call.args:
+            if isinstance(a, gast.Constant) and isinstance(a.value, str):
+                texts.append(a.value)
+            elif isinstance(a, (gast.JoinedStr, gast.Starred)):
+                raise self.ctx.fsrc.error("`print` of an f-string or `*args` is not supported",
+                                          stmt, "print the text and the values as separate "
+                                          "arguments: `print(\"loss\", x)`", UnsupportedError)
+            else:
+                texts.append(len(values))
+                values.append(a)
+        if len(values) > _SHOWN:
+            raise self.ctx.fsrc.error(f"`print` of more than {_SHOWN} values is not "
+                                      "supported", stmt, "print them in several calls",
+                                      UnsupportedError)
+        self.ctx.prints.append(texts)
+        show = ir.call("rt.show", ir.const(len(self.ctx.prints) - 1), *values)
+        self.ctx.calls[show] = CallSite("rule", "rt.show", self.rule)
+        return show
+
+
 class RestoreRaises:
     """Transformation of generated code: each `unused = rt.fail(k)` becomes the `raise`
-    statement it stands for (`ctx.failures[k]`)."""
+    statement it stands for (`ctx.failures[k]`), each `unused = rt.show(k, ...)` the
+    `print` (`ctx.prints[k]`)."""
 
     needs = ("failures",)
     provides = ()
@@ -123,8 +187,14 @@ class RestoreRaises:
         return fnode
 
     def restored(self, stmt):
-        if isinstance(stmt, gast.Assign) and isinstance(stmt.value, gast.Call) \
-                and ir.dotted_text(stmt.value.func) == "rt.fail":
-            failure = self.ctx.failures[stmt.value.args[0].value]
+        if not (isinstance(stmt, gast.Assign) and isinstance(stmt.value, gast.Call)):
+            return stmt
+        func, args = ir.dotted_text(stmt.value.func), stmt.value.args
+        if func == "rt.fail":
+            failure = self.ctx.failures[args[0].value]
             return gast.copy_location(gast.Raise(exc=failure.exc, cause=None), stmt)
+        if func == "rt.show":
+            shown = [ir.const(p) if isinstance(p, str) else args[1 + p]
+                     for p in self.ctx.prints[args[0].value]]
+            return gast.copy_location(gast.Expr(value=ir.call("print", *shown)), stmt)
         return stmt

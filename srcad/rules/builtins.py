@@ -60,5 +60,8 @@ nondiff(builtins.len, kind=scalar_int, continuous=True)
 
 # srcad's own runtime helpers that passes insert
 nondiff(rt.fail, kind=scalar_int, name="rt.fail", pure=False)  # a `raise` (LowerRaises)
+nondiff(rt.show, kind=scalar_int, name="rt.show", pure=False,  # a `print` (LowerPrints)
+        params=("ans", "k", "a", "b", "c", "d", "e", "f", "g", "h"),
+        defaults=dict.fromkeys("abcdefgh"))
 nondiff(rt.range_len, kind=scalar_int, params=("ans", "start", "stop", "step"),
         name="rt.range_len")

@@ -44,7 +44,7 @@ from srcad.runtime.elementwise import (
     unbroadcast,
     within,
 )
-from srcad.runtime.failures import fail
+from srcad.runtime.failures import fail, show
 from srcad.runtime.masks import add_masked, masked, set_masked
 from srcad.runtime.products import (
     cholesky_adjoint,
