@@ -268,3 +268,16 @@ def test_helper_ending_in_a_loop_without_return_is_refused_by_name():
     assert "srcad failed" not in message  # a refusal, not an internal error
     assert_names_construct(message, "_fill_in_a_loop")
     assert f"{FILE}:{line_of(_calls_a_helper_without_return, 'marker')}" in message
+
+
+def grows_a_list(x):
+    states = []
+    for i in range(3):
+        states.append(x * i)
+    return x
+
+
+def test_growing_a_list_is_told_to_fill_an_array():
+    message = refusal(grows_a_list, 1.5)
+    assert "srcad does not grow lists" in message and "states[i] = ..." in message
+    assert_points_at(message, line_of(grows_a_list, "states.append"))

@@ -122,6 +122,11 @@ class ResolveCalls(gast.NodeTransformer):
         if text is None or self.local(text.split(".")[0]):
             rule = registry.by_method(node.func.attr) \
                 if isinstance(node.func, gast.Attribute) else None
+            if rule is None and isinstance(node.func, gast.Attribute) and \
+                    node.func.attr in ("append", "extend", "insert", "pop"):
+                raise self.error(f"the call `{text or node.func.attr}(...)` is not supported: "
+                                 "srcad does not grow lists", "fill an array made before the "
+                                 "loop instead: `states = np.zeros(n)`, then `states[i] = ...`")
             if rule is None:
                 raise self.error(f"the call `{text or type(node.func).__name__}(...)` is not "
                                  "supported", "call module-level functions, numpy or math; "
