@@ -107,11 +107,22 @@ def distances_with_a_masked_zero(x):
     return np.sum(d * np.arange(1.0, x.shape[0] + 1.0))
 
 
+def radial_profile(r, data):
+    counts = np.histogram(r, 4)[0]
+    sums = np.histogram(r, 4, weights=data)[0]
+    n, edges = np.histogram(r * 2.0, bins=3)
+    mids = 0.5 * (edges[1:] + edges[:-1])
+    return np.sum(sums / (counts + 1.0)) + np.sum(n * mids ** 2) + \
+        np.sum(np.histogram(r, 3, range=(0.0, 1.0))[1])
+
+
 _DATA = np.array([[0.3, 1.2, -0.5], [0.8, -0.1, 0.45], [1.3, 0.2, -0.7], [0.1, 0.9, 0.6]])
 STATISTICS = [
     (covariance_of_features, lambda: (_DATA.copy(), np.cos(np.arange(9.0)).reshape(3, 3))),
     (standardized_spread, lambda: (_DATA.T.copy(),)),
     (distances_with_a_masked_zero, lambda: (_X.copy(),)),
+    (radial_profile, lambda: (np.array([0.1, 0.52, 0.33, 0.9, 0.72, 0.45]),
+                              np.array([1.0, 2.0, -0.5, 0.3, 1.2, 0.8]))),
 ]
 
 
@@ -174,3 +185,19 @@ def test_max_over_a_tuple_of_axes():
 def test_np_dot_of_a_stack_is_refused_with_the_matmul_spelling():
     with pytest.raises(srcad.SrcadError, match="write `x @ y`"):
         srcad.grad(dot_of_a_stack, jit=False)(np.ones((2, 3, 3)))
+
+
+def weighted_counts(r, w, edges):
+    return np.sum(np.histogram(r, 5)[0] * np.arange(5.0)) + \
+        np.sum(np.histogram(r, edges, weights=w)[0] * np.arange(1.0, 4.0))
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_histogram_counts_values_on_edges_as_numpy_does(jit):
+    r = np.array([0.0, 0.2, 0.4, 0.6, 0.8, 1.0, 0.4])  # on the edges, the last one included
+    w, edges = np.arange(1.0, 8.0), np.array([0.0, 0.4, 0.41, 1.0])
+    value, grad = srcad.value_and_grad(weighted_counts, wrt=1, jit=jit)(r, w, edges)
+    assert value == weighted_counts(r, w, edges)
+    bins = np.searchsorted(edges, r, side="right") - 1
+    bins[r == edges[-1]] = len(edges) - 2
+    assert grad.tolist() == (bins + 1.0).tolist()  # each weight's gradient: its bin's factor

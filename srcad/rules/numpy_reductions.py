@@ -4,7 +4,7 @@ import numpy as np
 
 from srcad import runtime as rt
 from srcad.rules import typing as ty
-from srcad.rules.registry import adjoint, tangent, ufunc_method
+from srcad.rules.registry import adjoint, parts, tangent, ufunc_method
 
 d = None  # templates say d[x] for "the adjoint of x"; they are never run
 t = None  # tangent templates say t[x] for "the tangent of x" (forward mode)
@@ -146,3 +146,33 @@ def corrcoef(ans, x, y=None, rowvar=True):
 @tangent(np.corrcoef)
 def corrcoef_tangent(ans, x, y=None, rowvar=True):
     t[ans] = rt.corrcoef_tangent(t[x], x, y, rowvar)
+
+
+
+# np.histogram: the counts (sums of the weights) move with the weights alone, the edges
+# with the smallest and largest value (see srcad/runtime/statistics.py)
+_HISTOGRAM = ("ans", "a", "bins", "range", "weights", "density")
+parts(np.histogram, "rt.histogram_counts", "rt.histogram_edges", params=_HISTOGRAM,
+      defaults={"bins": 10, "range": None, "weights": None, "density": None})
+
+
+@adjoint(rt.histogram_counts, kind=ty.histogram("counts"), broadcast=False,
+         name="rt.histogram_counts", sums=True)
+def histogram_counts(ans, a, bins=10, range=None, weights=None, density=None):
+    d[weights] += rt.histogram_weights_adjoint(d[ans], a, bins, range)
+
+
+@tangent(rt.histogram_counts)
+def histogram_counts_tangent(ans, a, bins=10, range=None, weights=None, density=None):
+    t[ans] = rt.histogram_counts(a, bins, range, t[weights])
+
+
+@adjoint(rt.histogram_edges, kind=ty.histogram("edges"), broadcast=False,
+         name="rt.histogram_edges")
+def histogram_edges(ans, a, bins=10, range=None, weights=None, density=None):
+    d[a] += rt.histogram_edges_adjoint(d[ans], a, bins, range)
+
+
+@tangent(rt.histogram_edges)
+def histogram_edges_tangent(ans, a, bins=10, range=None, weights=None, density=None):
+    t[ans] = rt.histogram_edges_tangent(t[a], a, bins, range)

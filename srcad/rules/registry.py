@@ -260,12 +260,12 @@ def nondiff(*objs, kind, params=("ans", "x"), defaults=None, name=None, methods=
         _register(group, rule)
 
 
-def parts(obj, *items, params=("ans", "a")):
+def parts(obj, *items, params=("ans", "a"), defaults=None):
     """Register `obj`, which returns a tuple, as the tuple of the rules named `items`
     applied to the same arguments (`np.linalg.slogdet(a)` is `(rt.slogdet_sign(a),
     rt.logabsdet(a))`); each item is then typed and differentiated by its own rule."""
-    rule = Rule(name=canonical_name(obj), params=list(params), defaults={}, kind=None,
-                parts=tuple(items))
+    rule = Rule(name=canonical_name(obj), params=list(params), defaults=dict(defaults or {}),
+                kind=None, parts=tuple(items))
     _register([obj], rule)
 
 

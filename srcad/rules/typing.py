@@ -163,6 +163,23 @@ def statistic(function, of):
     return kind
 
 
+def histogram(part):
+    """np.histogram's counts (ints, or floats given weights) or edges (floats), 1-d."""
+
+    def kind(k, c):
+        _array(k, "a", "np.histogram")
+        density = c.get("density")
+        if density is not None and not (isinstance(density, gast.Constant) and
+                                        density.value in (None, False)):
+            raise refuse("np.histogram", "with `density=True` is not supported",
+                         "divide the counts by their sum and the bin widths")
+        weighed = k.get("weights") not in (None, NONE)
+        return Kind("f" if part == "edges" or weighed else "i", 1)
+
+    kind.__name__ = "histogram"
+    return kind
+
+
 def keep_dims(k, c):
     """A reduction with `keepdims=True`: its dtype, the rank of the array reduced."""
     return Kind(k["r"].dtype, k["x"].ndim)

@@ -128,6 +128,11 @@ from srcad.runtime.statistics import (
     cov,
     cov_adjoint,
     cov_tangent,
+    histogram_counts,
+    histogram_edges,
+    histogram_edges_adjoint,
+    histogram_edges_tangent,
+    histogram_weights_adjoint,
 )
 from srcad.runtime.tangents import (
     arange_tstart,

@@ -1,4 +1,5 @@
-"""np.cov and np.corrcoef of one array, and their adjoints and tangents.
+"""np.cov and np.corrcoef of one array, np.histogram's counts and edges, and their
+adjoints and tangents.
 
 The array holds variables in rows (`rowvar=False`: in columns), as NumPy reads it. Each
 function works on the variables as rows of a C-ordered float matrix (`_as_variables`)
@@ -9,7 +10,7 @@ array that holds a single variable (NumPy returns a 0-d array) is refused when i
 import numpy as np
 from numba.extending import register_jitable
 
-from srcad.runtime.overloads import _is_none, _jit_version
+from srcad.runtime.overloads import _is_array, _is_none, _jit_version
 
 _ONE_VARIABLE = ("np.cov/np.corrcoef of a 2-d array holding one variable: srcad gives a "
                  "float only for a 1-d array; pass the variable as a 1-d array")
@@ -202,3 +203,136 @@ def corrcoef_tangent(t, x, y=None, rowvar=True):
             out[i, j] = dc[i, j] / np.sqrt(c[i, i] * c[j, j]) - 0.5 * r[i, j] * (
                 dc[i, i] / c[i, i] + dc[j, j] / c[j, j])
     return _result(out, x)
+
+
+# np.histogram(a, bins, range, weights): counts (sums of the weights) per bin, and the bin
+# edges; a value on an edge counts in the bin it starts, the last edge in the last bin
+
+
+def histogram_edges(a, bins=10, range=None, weights=None, density=None):
+    return np.histogram_bin_edges(a, bins, range)
+
+
+@_jit_version(histogram_edges)
+def _histogram_edges(a, bins=10, range=None, weights=None, density=None):
+    if _is_array(bins):
+        return lambda a, bins=10, range=None, weights=None, density=None: bins * 1.0
+
+    def uniform(a, bins=10, range=None, weights=None, density=None):
+        lo, hi = _limits(a, range)
+        return np.linspace(lo, hi, bins + 1)
+
+    return uniform
+
+
+def _limits(a, range):
+    lo, hi = (float(np.min(a)), float(np.max(a))) if range is None else range
+    return (lo - 0.5, hi + 0.5) if lo == hi else (float(lo), float(hi))
+
+
+@_jit_version(_limits)
+def _limits_jit(a, range):
+    if _is_none(range):
+        def spread(a, range):
+            lo, hi = np.min(a) * 1.0, np.max(a) * 1.0
+            return (lo - 0.5, hi + 0.5) if lo == hi else (lo, hi)
+        return spread
+
+    def given(a, range):
+        lo, hi = range[0] * 1.0, range[1] * 1.0
+        return (lo - 0.5, hi + 0.5) if lo == hi else (lo, hi)
+
+    return given
+
+
+@register_jitable(cache=True)
+def _bins_of(a, edges):
+    """Each value's bin (-1 outside the edges)."""
+    x = np.ascontiguousarray(a).ravel()
+    out = np.searchsorted(edges, x, side="right") - 1
+    last = edges.shape[0] - 1
+    for i in range(x.shape[0]):
+        if x[i] == edges[last]:
+            out[i] = last - 1
+        elif out[i] >= last:
+            out[i] = -1
+    return out
+
+
+def histogram_counts(a, bins=10, range=None, weights=None, density=None):
+    return np.histogram(a, bins, range, weights=weights)[0]
+
+
+@_jit_version(histogram_counts)
+def _histogram_counts(a, bins=10, range=None, weights=None, density=None):
+    if _is_none(weights):
+        def counted(a, bins=10, range=None, weights=None, density=None):
+            edges = histogram_edges(a, bins, range)
+            out = np.zeros(edges.shape[0] - 1, np.int64)
+            for b in _bins_of(a, edges):
+                if b >= 0:
+                    out[b] += 1
+            return out
+        return counted
+
+    def weighed(a, bins=10, range=None, weights=None, density=None):
+        edges = histogram_edges(a, bins, range)
+        out = np.zeros(edges.shape[0] - 1)
+        w = np.ascontiguousarray(weights).ravel()
+        for i, b in enumerate(_bins_of(a, edges)):
+            if b >= 0:
+                out[b] += w[i]
+        return out
+
+    return weighed
+
+
+@register_jitable(cache=True)
+def histogram_weights_adjoint(g, a, bins=10, range=None):
+    """Adjoint of the weighted counts in the weights: each weight gets its bin's `g`."""
+    edges = histogram_edges(a, bins, range)
+    out = np.zeros(a.size)
+    for i, b in enumerate(_bins_of(a, edges)):
+        if b >= 0:
+            out[i] = g[b]
+    return out.reshape(a.shape)
+
+
+def _moves_edges(bins, range):
+    """Whether the edges move with the values: computed from their extremes."""
+    return range is None and np.ndim(bins) == 0
+
+
+@_jit_version(_moves_edges)
+def _moves_edges_jit(bins, range):
+    moves = _is_none(range) and not _is_array(bins)
+    return lambda bins, range: moves
+
+
+@register_jitable(cache=True)
+def histogram_edges_adjoint(g, a, bins=10, range=None):
+    """Adjoint of the edges in the values: edge k is lo + (hi - lo) k / n, lo and hi the
+    first smallest and first largest value (nothing when `range` or the edges are given)."""
+    out = np.zeros(a.size)
+    if _moves_edges(bins, range):
+        x = np.ascontiguousarray(a).ravel()
+        n = g.shape[0] - 1
+        low, high = 0.0, 0.0
+        for k in np.arange(n + 1):
+            low += g[k] * (1.0 - k / n)
+            high += g[k] * (k / n)
+        out[np.argmin(x)] += low
+        out[np.argmax(x)] += high
+    return out.reshape(a.shape)
+
+
+@register_jitable(cache=True)
+def histogram_edges_tangent(t, a, bins=10, range=None):
+    n = histogram_edges(a, bins, range).shape[0] - 1
+    out = np.zeros(n + 1)
+    if _moves_edges(bins, range):
+        x = np.ascontiguousarray(a).ravel()
+        ts = np.ascontiguousarray(t).ravel()
+        for k in np.arange(n + 1):
+            out[k] = ts[np.argmin(x)] * (1.0 - k / n) + ts[np.argmax(x)] * (k / n)
+    return out
