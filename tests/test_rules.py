@@ -298,8 +298,8 @@ DIFF_CASES = [
     Case(np.dot, "np.sum(np.dot(a, v) * c)", {"a": A23, "v": V3, "c": V2}, ("a", "v"), "2d-1d"),
     Case(np.dot, "np.sum(np.dot(v, a) * c)", {"v": V2, "a": A23, "c": V3}, ("v", "a"), "1d-2d"),
     Case(np.dot, "np.sum(np.dot(a, b) * c)", {"a": A23, "b": B32, "c": C22}, ("a", "b"), "2d-2d"),
-    Case(np.matmul, "np.sum(np.matmul(a, b) * c)", {"a": A23, "b": B32, "c": C22}, ("a", "b"),
-         "spelled-matmul"),
+    Case("op.MatMult", "np.sum(np.matmul(a, b) * c)", {"a": A23, "b": B32, "c": C22},
+         ("a", "b"), "spelled-matmul"),
     Case(np.dot, "np.sum(a.dot(b) * c)", {"a": B32, "b": A23, "c": C23.T @ C23}, ("a", "b"),
          "method"),
     # numpy, shapes and joins

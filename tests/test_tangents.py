@@ -256,7 +256,7 @@ CASES = [
     Case(np.dot, {"x": 0.7, "y": vec(-1.0, 1.0)}, "scalar-array"),
     Case(np.dot, {"x": A23, "y": -0.4}, "array-scalar"),
     Case(np.dot, {"x": 0.7, "y": -0.4}, "scalar-scalar"),
-    Case(np.matmul, {"x": A23, "y": B32}, "spelled-matmul"),
+    Case("op.MatMult", {"x": _A234.transpose(0, 2, 1), "y": B32}, "stacked"),
     # numpy, shapes and joins
     Case(np.transpose, {"x": A23}),
     Case(np.transpose, {"x": _A234}, "3d"),
