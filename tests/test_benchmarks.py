@@ -33,3 +33,15 @@ def test_startup_process_reports_its_costs(tmp_path):
     result = json.loads(proc.stdout.strip().splitlines()[-1])
     assert set(result) == {"seconds", "compile_seconds", "peak_rss_mb"}
     assert result["seconds"] >= result["compile_seconds"] > 0
+
+
+def test_bridges_train_the_same_model_as_the_frameworks(tmp_path):
+    # the srcad layers' gradients agree with torch autograd's, and training lowers the loss
+    proc = run(["benchmarks.bridges", "--smoke"], tmp_path, 600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr[-3000:]
+    rows = [line.split("|") for line in proc.stdout.splitlines() if line.startswith("| srcad")]
+    assert [r[1].strip() for r in rows] == ["srcad.torch", "srcad.jax"]
+    for r in rows:
+        assert float(r[5]) < 1e-12, r  # gradient error against torch autograd
+        first, last = (float(v) for v in r[6].split("→"))
+        assert last < first, r
