@@ -268,6 +268,10 @@ DIFF_CASES = [
     Case(rt.dot, "np.sum(rt.dot(a, b) * c)", {"a": A23, "b": B32, "c": C22}, ("a", "b"),
          "2d-2d"),
     Case(rt.dot, "rt.dot(x, y)", {"x": 0.7, "y": -0.4}, ("x", "y"), "scalar"),
+    Case(rt.matmul, "np.sum(rt.matmul(a, b) * c)", {"a": A23, "b": B32, "c": C22}, ("a", "b"),
+         "2d-2d"),
+    Case(rt.matmul, "np.sum(rt.matmul(x, a) * c)", {"x": 0.7, "a": A23, "c": C23}, ("x", "a"),
+         "scalar-array"),
     Case(rt.pow_dx, "np.sum(rt.pow_dx(x, y) * c)",
          {"x": vec(0.3, 2.0), "y": vec(-1.5, 2.5), "c": W}, ("x", "y"), "array"),
     Case(rt.pow_dx, "rt.pow_dx(x, 3)", {"x": -0.8}, label="int-exponent"),
@@ -329,6 +333,18 @@ DIFF_CASES = [
          ("x", "y"), "axis0"),
     Case(np.stack, "np.sum(np.stack((x, y), axis=1) * c)",
          {"x": vec(-1.0, 1.0), "y": W, "c": C42}, ("x", "y"), "axis1"),
+    Case(np.hstack, "np.sum(np.hstack((x, y)) * c)", {"x": V2, "y": V6[:2].copy(), "c": W},
+         ("x", "y"), "1d"),
+    Case(np.hstack, "np.sum(np.hstack((a, b)) * c)", {"a": A23, "b": B23, "c": C26},
+         ("a", "b"), "2d"),
+    Case(np.vstack, "np.sum(np.vstack((x, y)) * c)", {"x": vec(-1.0, 1.0), "y": W, "c": C24},
+         ("x", "y"), "1d"),
+    Case(np.vstack, "np.sum(np.vstack((a, b)) * c)",
+         {"a": A23, "b": B23, "c": np.vstack([C23, -C23[::-1]])}, ("a", "b"), "2d"),
+    *[Case(rule, "np.sum(np.histogram(x, 3, weights=w)[0] * c) + "
+                 "np.sum(np.histogram(x, 3)[1] * y)",
+           {"x": vec(0.1, 0.9), "w": W, "c": V6[:3].copy(), "y": W}, ("x", "w"), "weights")
+      for rule in (np.histogram, rt.histogram_counts, rt.histogram_edges)],
 ]
 
 # argument forms beyond the basic ones
@@ -433,6 +449,7 @@ NONDIFF_CASES = [
          {"x": 3.4}, label="loop-bound"),
     Case("rt.fail", "if x > 5.0:\n    raise ValueError('too big')\nreturn x * 0.0", {"x": 0.4},
          label="raise-not-taken"),
+    Case("rt.show", "print('x is', x)\nreturn x * 0.0", {"x": 0.4}, label="print"),
 ]
 
 # Constructors registered as non-differentiable although their values depend on float

@@ -95,6 +95,19 @@ def matmul_tangent(ans, x, y):
     t[ans] = rt.matmul(t[x], y) + rt.matmul(x, t[y])
 
 
+# `x @ y` as forward-mode code spells it (a tangent may be a zero number), differentiated
+# again for second derivatives
+@adjoint(rt.matmul, kind=matmul_kind, broadcast=False, name="rt.matmul")
+def rt_matmul(ans, x, y):
+    d[x] += rt.matmul_dx(d[ans], x, y)
+    d[y] += rt.matmul_dy(d[ans], x, y)
+
+
+@tangent(rt.matmul)
+def rt_matmul_tangent(ans, x, y):
+    t[ans] = rt.matmul(t[x], y) + rt.matmul(x, t[y])
+
+
 nondiff("op.FloorDiv", kind=arith, params=("ans", "x", "y"))
 for _op in ("Eq", "NotEq", "Lt", "LtE", "Gt", "GtE", "Is", "IsNot"):
     nondiff(f"op.{_op}", kind=boolean, params=("ans", "x", "y"))

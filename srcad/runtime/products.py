@@ -6,7 +6,6 @@ from numba.extending import register_jitable
 from srcad.runtime.overloads import _is_array, _jit_version, result_like
 
 
-@result_like(1)
 def matmul(x, y):
     """`x @ y`, numbers included (a tangent that is a zero number)."""
     return x * y if np.ndim(x) == 0 or np.ndim(y) == 0 else x @ y
@@ -39,6 +38,7 @@ def _sum_to(a, shape):
     return np.sum(a, axis=stretched, keepdims=True) if stretched else a
 
 
+@result_like(1)
 def matmul_dx(g, x, y):
     """Adjoint of `x @ y` (or `np.dot`) with respect to `x`."""
     nx, ny = np.ndim(x), np.ndim(y)
