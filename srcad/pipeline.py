@@ -38,6 +38,7 @@ from srcad.passes.tidy_adjoints import TidyAdjoints
 from srcad.passes.to_anf import ToANF
 from srcad.passes.ufunc_out import UfuncOut
 from srcad.passes.unroll_tuple_loops import UnrollTupleLoops
+from srcad.passes.view_writes import ViewWrites
 from srcad.source import FunctionSource
 
 
@@ -58,6 +59,7 @@ def normalize_steps(ctx):
         (HoistLocalFunctions, lambda f: HoistLocalFunctions(ctx).run(f)),
         (LowerComprehensions, lambda f: LowerComprehensions(ctx).run(f)),
         (LowerIterators, lambda f: LowerIterators(ctx).run(f)),
+        (ViewWrites, lambda f: ViewWrites(ctx).run(f)),
         (BindExpressions, lambda f: BindExpressions(ctx).run(f)),
         (ResolveNames, resolve),
         (RenameReserved, lambda f: RenameReserved(ctx).run(f)),

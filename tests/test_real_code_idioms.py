@@ -111,3 +111,42 @@ def test_global_arrays_are_constants_and_a_new_binding_is_seen(jit, monkeypatch)
 def test_writing_into_a_global_array_is_refused():
     with pytest.raises(srcad.SrcadError, match="write into the global `COEFFS`"):
         srcad.grad(writes_a_global_array, jit=False)(np.ones(3))
+
+
+def reaction_diffusion(steps, du, dv, feed, noise):
+    n = 6
+    U = np.zeros((n + 2, n + 2))
+    V = np.zeros((n + 2, n + 2))
+    u, v = U[1:-1, 1:-1], V[1:-1, 1:-1]  # views: writes through them reach U and V
+    u[:] = 1.0
+    U[2:5, 2:5] = 0.5
+    V[2:5, 2:5] = 0.25
+    u += 0.15 * noise
+    v += 0.15 * noise[::-1]
+    for _ in range(steps):
+        lu = U[0:-2, 1:-1] + U[1:-1, 0:-2] - 4 * U[1:-1, 1:-1] + U[1:-1, 2:] + U[2:, 1:-1]
+        lv = V[0:-2, 1:-1] + V[1:-1, 0:-2] - 4 * V[1:-1, 1:-1] + V[1:-1, 2:] + V[2:, 1:-1]
+        uvv = u * v * v
+        u += du * lu - uvv + feed * (1 - u)
+        v += dv * lv + uvv - (feed + 0.065) * v
+    return np.sum(V * V) + np.sum(u)
+
+
+def writes_one_element_through_a_view(x):
+    U = np.zeros((3, 3))
+    u = U[1:, 1:]
+    u[0, 0] = x
+    return np.sum(U)
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_writes_through_views_of_local_arrays(jit):
+    make = lambda: (3, 0.16, 0.08, 0.035, np.sin(np.arange(36.0)).reshape(6, 6))  # noqa: E731
+    value, grad = srcad.value_and_grad(reaction_diffusion, wrt=(1, 2, 3, 4), jit=jit)(*make())
+    assert value == pytest.approx(reaction_diffusion(*make()), rel=1e-12)
+    assert_grad_close(grad, fd_grad(reaction_diffusion, make(), (1, 2, 3, 4)))
+
+
+def test_an_element_write_through_a_view_is_refused():
+    with pytest.raises(srcad.SrcadError, match="may still see its memory"):
+        srcad.grad(writes_one_element_through_a_view, jit=False)(0.5)
