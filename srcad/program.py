@@ -96,6 +96,7 @@ class Program:
         self.externals = {}  # name in the module -> (object, object for compiled code)
         self.constant_kinds = {}  # name in the module of a global array -> its kind
         self.frozen = {}  # id(global array) -> (the array, its name in the module)
+        self.global_names = {}  # name in the module of a global array -> the user's name
         self.outputs = {}  # function -> the parameter it writes its result into (`out=`)
 
     def external(self, obj, stem):
@@ -111,7 +112,7 @@ class Program:
         self.externals[name] = (obj, jitted)
         return name
 
-    def constant_array(self, array, stem):
+    def constant_array(self, array, user_name):
         """The module-level name under which the generated module reads the global array
         `array`: a read-only copy made now, as Numba freezes a global array when it
         compiles (a later write into `array` is not seen; binding the name anew is, and
@@ -121,9 +122,10 @@ class Program:
             return known[1]
         frozen = np.array(array)
         frozen.flags.writeable = False
-        name = self.namer.fresh(stem, numbered=False)
+        name = self.namer.fresh("global_" + user_name, numbered=False)
         self.externals[name] = (frozen, frozen)
         self.frozen[id(array)] = (array, name)
+        self.global_names[name] = user_name
         self.constant_kinds[name] = of_value(array)
         return name
 

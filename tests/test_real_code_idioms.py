@@ -150,3 +150,71 @@ def test_writes_through_views_of_local_arrays(jit):
 def test_an_element_write_through_a_view_is_refused():
     with pytest.raises(srcad.SrcadError, match="may still see its memory"):
         srcad.grad(writes_one_element_through_a_view, jit=False)(0.5)
+
+
+# Each of these once gave a wrong value or gradient without an error; each is refused now
+# (or, for the cube root at 0, gives NaN where the composite's derivative is 1).
+
+def view_bound_read_from_an_array(x):
+    U = np.zeros(5)
+    m = np.array([3])
+    u = U[:m[0]]
+    m[0] = 1  # the view keeps 3 elements
+    u[:] = x
+    return np.sum(U)
+
+
+def _fills_a_view_of_its_argument(a, x):
+    a = a[:]  # still the caller's array
+    a[0] = x
+    return a
+
+
+def helper_writes_through_a_view(p, x):
+    q = _fills_a_view_of_its_argument(p, x)
+    return np.sum(q * p)
+
+
+def float_out_into_an_int_array(x):
+    c = np.zeros(3, dtype=np.int64)
+    np.multiply(x, 3.0, out=c)  # NumPy raises UFuncTypeError
+    return np.sum(c) * x[0]
+
+
+def two_views_of_one_array(x):
+    A = np.ones(3)
+    q = A[0:]
+    r = A[:]
+    r[0] = x
+    return np.sum(r * q)
+
+
+def write_into_a_global_through_a_name(x):
+    a = COEFFS
+    a[0] = x
+    return np.sum(a)
+
+
+@pytest.mark.parametrize("fn, args, words", [
+    (view_bound_read_from_an_array, (0.7,), "may still see its memory"),
+    (helper_writes_through_a_view, (np.array([1.0, 2.0, 3.0]), 0.7), "writes into its argument"),
+    (float_out_into_an_int_array, (np.ones(3),), "which NumPy refuses"),
+    (two_views_of_one_array, (0.7,), "may still see its memory"),
+    (write_into_a_global_through_a_name, (0.7,), "write into the global `COEFFS` through `a`"),
+], ids=lambda v: getattr(v, "__name__", "")[:40] if callable(v) else "")
+def test_aliasing_that_was_silently_wrong_is_refused(fn, args, words):
+    with pytest.raises(srcad.SrcadError, match=words):
+        srcad.value_and_grad(fn, jit=False)(*args)
+
+
+def cube_of_a_cube_root(y):
+    a = np.cbrt(y)
+    a[0] = 1.0
+    return np.sum(a ** 3)
+
+
+def test_zero_times_infinity_stays_nan_where_it_is_not_structural():
+    # d/dy (cbrt(y) ** 3) is 1 at y = 0, but the chain rule gives 3 a ** 2 * inf = nan:
+    # a zero cotangent that is a value, not a mask's, must not silence it to 0
+    grad = srcad.grad(cube_of_a_cube_root, jit=False)(np.array([2.0, 0.0, -1.0]))
+    assert grad[0] == 0.0 and np.isnan(grad[1]) and grad[2] == pytest.approx(1.0)

@@ -72,15 +72,14 @@ class Adjoints:
 
     def masked(self):
         """Variables whose cotangent may be zero because a mask (`np.where`, `maximum`,
-        `minimum`, `clip`, `max`, `min`) routed nothing to them, or a write overwrote their
-        elements (`d[d == 0] = -1.0`), and the variables computed on the way to them: their
-        adjoints treat a zero cotangent as a strong zero."""
+        `minimum`, `clip`, `max`, `min`) routed nothing to them, and the variables computed
+        on the way to them: their adjoints treat a zero cotangent as a strong zero. (Not
+        arrays whose elements a write overwrote: there a zero cotangent may also be a
+        value, `3 * a ** 2` at `a = 0`, and 0 * inf is then the honest NaN.)"""
         if self.ctx.masked is not None:
             return self.ctx.masked
         masked, defs = set(), []
         for s, _ in statements(self.ctx.fnode.body):
-            if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript):
-                masked.add(s.targets[0].value.id)  # the elements written get none back
             if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
                 rule, bound = bound_args(s.value, self.ctx)
                 operands = names([bound[p] for p in rule.diff if bound.get(p) is not None]) \

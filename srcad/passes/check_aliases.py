@@ -38,6 +38,7 @@ class CheckAliases:
         views, augmented = self.scan(fnode)
         ctx.materialize = set()
         self.views = views = self.closure(views)
+        self.check_globals(views, augmented)
         for view, src, pos, loops, s in views:
             self.check(view, src, pos, loops, s)
         for name, a_pos, a_loops, s in augmented:
@@ -80,7 +81,9 @@ class CheckAliases:
     def closure(self, views):
         """Add `v` as a view of `x` wherever `v` views `t` and `t` views `x`, the second
         reaching the first, unless `x` is assigned anew between the two (a swap,
-        `u, w = w, u`, leaves no alias)."""
+        `u, w = w, u`, leaves no alias); and `v` as a view of `t` where both view one `x`,
+        `t` made first (`q = A[1:]; r = A[:]`: a write through `r` is one through `q`),
+        unless `x` or `t` is assigned anew between."""
         out = list(views)
         pairs = {(v, src) for v, src, *_ in out}
         changed = True
@@ -94,7 +97,31 @@ class CheckAliases:
                         out.append((v, src2, pos, loops, s))
                         pairs.add((v, src2))
                         changed = True
+                    elif src2 == src and v2 != v and (v, v2) not in pairs and \
+                            (v2, v) not in pairs and pos2 < pos and \
+                            _reaches(pos2, loops2, pos, loops) and \
+                            not self.defined(src, pos2, loops2, pos, loops) and \
+                            not self.defined(v2, pos2, loops2, pos, loops):
+                        out.append((v, v2, pos, loops, s))
+                        pairs.add((v, v2))
+                        changed = True
         return out
+
+    def check_globals(self, views, augmented):
+        """Refuse a write into a module-level array through another name (`a = W; a[0] =
+        x`, `a += 1.0`): srcad reads global arrays as constants."""
+        names = getattr(self.ctx.program, "global_names", {})
+        updated = {name: s for name, _, _, s in augmented}
+        for view, src, _, _, s in views:
+            if src not in names:
+                continue
+            write = self.writes.get(view, [(None, None, updated.get(view))])[0][2]
+            if write is not None:
+                raise self.ctx.fsrc.error(
+                    f"a write into the global `{names[src]}` through `{self.user_name(view)}`",
+                    write, "srcad reads global arrays as constants: pass the array as an "
+                    "argument to write into it, or write into a copy (`.copy()`)",
+                    UnsupportedError)
 
     def check_augmented(self, name, a_pos, a_loops, s):
         """Refuse `name += e` (statement `s`) where another live name holds its array

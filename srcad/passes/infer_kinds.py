@@ -75,16 +75,38 @@ class InferKinds:
                 break
 
     def fresh_arrays(self, fnode):
-        """An array parameter that the body (outside loops and branches) binds again
-        (`p = p.copy()`) is a new variable from there on: writes into it after that are no
-        writes into the caller's array, and returning it returns no argument."""
+        """An array parameter that the body (outside loops and branches) binds again to a
+        new array (`p = p.copy()`) is a new variable from there on: writes into it after
+        that are no writes into the caller's array, and returning it returns no
+        argument."""
         params = {a.id for a in fnode.args.args if getattr(self.kinds.get(a.id), "is_array",
                                                            False)}
+        stores = {}
+        for n in gast.walk(fnode):
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+                stores[n.id] = stores.get(n.id, 0) + 1
+        once = {s.targets[0].id: s.value for s in fnode.body if isinstance(s, gast.Assign)
+                and isinstance(s.targets[0], gast.Name) and stores[s.targets[0].id] == 1}
         for s in list(fnode.body):
             if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and \
                     s.targets[0].id in params:
                 params.discard(s.targets[0].id)
-                self.rename_after(s, s.targets[0].id)
+                value = s.value
+                while isinstance(value, gast.Name) and value.id in once:  # `tmp1 = ...`
+                    value = once.pop(value.id)
+                if self.fresh_value(value):
+                    self.rename_after(s, s.targets[0].id)
+
+    def fresh_value(self, op):
+        """Whether `op` makes a new array, sharing no memory with its operands: arithmetic,
+        or a rule that returns no view (`p.copy()`, `np.zeros_like(p)`; not `p[:]`,
+        `p.T`, `p.reshape(...)`, `np.asarray(p)`, nor a helper, which may return `p`)."""
+        if isinstance(op, (gast.BinOp, gast.UnaryOp, gast.Compare)):
+            return True
+        if isinstance(op, gast.Call):
+            site = self.ctx.site(op)
+            return site.kind == "rule" and not registry.is_view(site.name)
+        return False
 
     def rename_after(self, s, name):
         """Give `name` a fresh name in statement `s`'s target and every statement after it
@@ -117,7 +139,10 @@ class InferKinds:
         if isinstance(s, gast.Assign):
             target = s.targets[0]
             if isinstance(target, gast.Name):
-                self.set(target.id, self.expr(s.value), s)
+                kind = self.expr(s.value)
+                if s in self.ctx.augmented:
+                    self.same_kind(self.kinds.get(target.id), kind, s)
+                self.set(target.id, kind, s)
             elif isinstance(target, gast.Tuple):
                 kind = self.expr(s.value)
                 items = kind.items if isinstance(kind, TupleKind) else ()
@@ -130,6 +155,8 @@ class InferKinds:
                 self.ctx.item_kinds[s] = self.kind_Subscript(target)
                 self.masked_write(target, value, self.ctx.item_kinds[s], s)
                 listed = self.expr(target.value)
+                if s in self.ctx.augmented:
+                    self.same_kind(listed, value, s)
                 if isinstance(listed, Kind) and listed.listed and not listed.is_float:
                     raise self.error(f"a write into a {listed}, which srcad holds as an "
                                      "array of that type", s, "pass a list of floats, or "
@@ -304,6 +331,19 @@ class InferKinds:
                          "or is 1-d along one axis of a 2-d array, with `:` for the other "
                          "(`X[m, :]`, `X[:, m]`); to index the selection further, name it "
                          "first: `y = x[m]`, then `y[i]`")
+
+    def same_kind(self, array, value, s):
+        """Refuse an in-place update (`x += e`, a ufunc's `out=x`) that would store floats
+        into an int or bool array, or ints into a bool one: NumPy raises there (it casts
+        only within a kind), where a plain `x[:] = e` truncates."""
+        if not (isinstance(array, Kind) and array.ndim and isinstance(value, Kind)):
+            return
+        order = "bif"
+        if order.index(value.dtype) > order.index(array.dtype):
+            raise self.error(f"an in-place update writes {value.with_(ndim=0)}s into a "
+                             f"{array.with_()}, which NumPy refuses (it casts only within a "
+                             "kind)", s, "make the array float (`np.zeros(n)`, "
+                             "`x.astype(float)`), or assign a new array: `x = x + e`")
 
     def masked_write(self, target, value, item, s):
         """Refuse `x[m] = v` (for a boolean array `m`) with a `v` of more dimensions than

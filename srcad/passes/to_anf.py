@@ -267,7 +267,7 @@ class ToANF:
             raise self.error(f"name `{expr.id}` is not defined", self.stmt_line,
                              cls=UnsupportedError)
         if isinstance(obj, np.ndarray) and obj.ndim and of_value(obj) is not None:
-            return [], ir.name(self.ctx.program.constant_array(obj, "global_" + expr.id))
+            return [], ir.name(self.ctx.program.constant_array(obj, expr.id))
         raise self.error(f"the global `{expr.id}` ({type(obj).__name__}) cannot be used as a value",
                          self.stmt_line, "pass it to the function as an argument")
 

@@ -107,8 +107,10 @@ class UfuncOut:
                              keywords=[kw for kw in call.keywords if kw.arg != "out"])
         whole = gast.Subscript(value=ir.name(target.id), ctx=gast.Store(),
                                slice=gast.Slice(lower=None, upper=None, step=None))
-        self.writes.append(gast.copy_location(
-            gast.Assign(targets=[whole], value=computed, type_comment=None), self.stmt))
+        write = gast.copy_location(
+            gast.Assign(targets=[whole], value=computed, type_comment=None), self.stmt)
+        self.ctx.augmented.add(write)  # in place: NumPy casts only within a kind
+        self.writes.append(write)
         return copy.deepcopy(target)
 
     def error(self, message, node, hint=None):

@@ -54,7 +54,7 @@ class ViewWrites:
                 if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name) \
                         and stores.get(name) == 1 and name not in params \
                         and stores.get(value.value.id, 0) <= 1 \
-                        and _fixed_slices(value.slice, every, params):
+                        and _fixed_slices(value.slice, every):
                     self.views[name] = (value.value.id, value.slice)
         if self.views:
             fnode.body = self.block(fnode.body)
@@ -122,14 +122,22 @@ def _stores(fnode, updates=True):
     return out
 
 
-def _fixed_slices(index, stores, params):
-    """Every index a slice (so the result is a view), bounded by numbers or names bound
-    once before (parameters bound never again)."""
+def _fixed_slices(index, stores):
+    """Every index a slice (so the result is a view), bounded by arithmetic of numbers and
+    of names bound once (parameters never again)."""
     parts = index.elts if isinstance(index, gast.Tuple) else [index]
     if not all(isinstance(p, gast.Slice) for p in parts):
         return False
-    names = {n.id for p in parts for n in gast.walk(p) if isinstance(n, gast.Name)}
-    return all(stores.get(n, 0) <= 1 or n in params and stores.get(n) == 1 for n in names)
+    nodes = [n for p in parts for n in gast.walk(p)]
+    if not all(isinstance(n, _BOUND_NODES) for n in nodes):
+        return False  # `U[:m[0]]`, `U[:f(x)]`: a bound that may read what changes
+    names = {n.id for n in nodes if isinstance(n, gast.Name)}
+    return all(stores.get(n, 0) <= 1 for n in names)
+
+
+# what the bounds of a fixed slice are made of: numbers and names, in arithmetic
+_BOUND_NODES = (gast.Slice, gast.Constant, gast.Name, gast.Load, gast.BinOp, gast.UnaryOp,
+                gast.operator, gast.unaryop)
 
 
 def _whole(index):
