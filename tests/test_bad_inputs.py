@@ -270,7 +270,6 @@ def array_default(x, w=np.ones(3)):
 # ---------------------------------------------------------------------------
 
 COUNTER = 0
-GLOBAL_W = np.ones(3)
 
 
 def uses_try(x):
@@ -464,10 +463,6 @@ def string_compare(x, name):  # <-
     return x * 2.0
 
 
-def prints(x):
-    print(x)  # <-
-    return x * x
-
 
 def asserts(x):
     assert x > 0.0
@@ -569,8 +564,6 @@ def returns_nothing(x):
     return  # <-
 
 
-def global_array(x):
-    return np.sum(GLOBAL_W * x)  # <-
 
 
 def for_else(xs):
@@ -678,7 +671,6 @@ CASES = [
     refused(match_statement, lambda: (0.5, 1), ("match",)),
     refused(walrus, lambda: (0.5,), ("walrus",)),
     refused(fstring, lambda: (0.5,), ("f-string",)),
-    refused(prints, lambda: (0.5,), ("expression statement", "print")),
     ok(asserts, lambda: (0.5,), jit=True),
     ok(raises, lambda: (0.5,), jit=True),
     refused(deletes, lambda: (0.5,), ("del",)),
@@ -717,7 +709,6 @@ CASES = [
     refused(list_literal_of_active, lambda: (0.5,), ("tuple", "list")),
     refused(string_concat, lambda: (0.5,), ("str", "string")),
     refused(string_compare, lambda: (0.5, "b"), ("str", "string")),
-    refused(global_array, lambda: (_a(0.1, 0.2, 0.3),), ("global",)),
     refused(attribute_real, lambda: (0.5,), ("attribute",)),
     refused(alias_write, lambda: (_a(0.1, 0.2),), ("memory", "copy")),
     # functions without source, or without a derivative rule

@@ -1805,11 +1805,8 @@ def in_test(x):
     return x * 2.0
 
 
-GLOBAL_W = np.ones(3)
 
 
-def global_array(x):
-    return np.sum(GLOBAL_W * x)
 
 
 def method_call_other(a):
@@ -1842,7 +1839,6 @@ REFUSALS = [
     (ret_tuple, lambda: (0.3,)),
     (slice_obj, lambda: (np.ones(3),)),
     (in_test, lambda: (0.3,)),
-    (global_array, lambda: (np.ones(3),)),
     (method_call_other, lambda: (np.ones(3),)),
     (ellipsis_index, lambda: (_a(0.3, 0.4),)),
 ]

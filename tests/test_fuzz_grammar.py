@@ -166,6 +166,20 @@ def _recent_shapes(tree):
             found.add("guarded mean")
         if isinstance(node, (ast.Raise, ast.Assert)):
             found.add(type(node).__name__.lower())
+        if isinstance(node, ast.Attribute) and node.attr in ("outer", "reduce", "accumulate"):
+            found.add("ufunc " + node.attr)
+        if isinstance(node, ast.Call) and (any(k.arg == "out" for k in node.keywords) or
+                                           ast.unparse(node.func) == "np.add" and
+                                           len(node.args) == 3):
+            found.add("ufunc out=")
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and \
+                ast.unparse(node.value.func) == "np.array" and \
+                isinstance(node.targets[0], ast.Name) and node.targets[0].id.startswith("A"):
+            found.add("module array")
+        if isinstance(node, (ast.Assign, ast.AugAssign)) and "u" in ast.unparse(node)[:1] and \
+                (isinstance(node, ast.AugAssign) or
+                 ast.unparse(node.targets[0]).endswith("[:]")):
+            found.add("view write")
         if isinstance(node, ast.For):
             written = {t.value.id for s in ast.walk(node) if isinstance(s, ast.Assign)
                        for t in s.targets if isinstance(t, ast.Subscript)
@@ -179,13 +193,15 @@ def _recent_shapes(tree):
 
 def test_generator_produces_the_recent_constructs():
     seen = set()
-    for seed in range(200):
+    for seed in range(400):
         source, spec = grammar.generate(seed)
         seen |= _recent_shapes(ast.parse(source))
         seen |= {"matrix"} if any(len(shape) == 2 for _, shape in spec) else set()
     wanted = {"list index", "list index write", "list index swap", "mask", "mask write",
               "mask of columns", "tuple held in a name", "extremum of an iterable",
-              "default=", "guarded mean", "raise", "assert", "buffer swap", "matrix"}
+              "default=", "guarded mean", "raise", "assert", "buffer swap", "matrix",
+              "ufunc outer", "ufunc reduce", "ufunc accumulate", "ufunc out=",
+              "module array", "view write"}
     assert wanted <= seen, f"never generated: {sorted(wanted - seen)}"
 
 

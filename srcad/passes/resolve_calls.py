@@ -119,7 +119,7 @@ class ResolveCalls(gast.NodeTransformer):
             raise self.error("`**kwargs` in calls is not supported")
         text = ir.dotted_text(node.func)
         args = list(node.args)
-        if text is None or self.local(text.split(".")[0]):
+        if text is None or self.local(text.split(".")[0]) or self.global_array_method(node):
             rule = registry.by_method(node.func.attr) \
                 if isinstance(node.func, gast.Attribute) else None
             if rule is None and isinstance(node.func, gast.Attribute) and \
@@ -149,6 +149,11 @@ class ResolveCalls(gast.NodeTransformer):
             return self.rule_call(registry.by_name(name), args, node.keywords)
         return self.site(gast.Call(func=ir.dotted(name), args=args, keywords=node.keywords),
                          kind)
+
+    def global_array_method(self, node):
+        """Whether `node` calls a method of a module-level array (`A.sum()`)."""
+        return isinstance(node.func, gast.Attribute) and isinstance(node.func.value, gast.Name) \
+            and isinstance(self.resolve.lookup(node.func.value.id), np.ndarray)
 
     def rule_call(self, rule, args, keywords, method=None):
         """A call of `rule` with these arguments, in the spelling the rule takes."""

@@ -211,8 +211,10 @@ class Atoms:
         name = self.pick(self.arrays)
         n, lo, hi = self.arrays[name]
         m = max(abs(lo), abs(hi))
-        form = r.randrange(9)
+        form = r.randrange(11 if "idioms" in self.recent else 9)
         a = ref(name)
+        if form >= 9:
+            return self.ufunc_reduction(name)
         if form == 0:
             return V(call("np.sum", a), -n * m, n * m)
         if form == 1:

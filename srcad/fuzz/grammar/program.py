@@ -39,7 +39,7 @@ def generate(seed, avoid=(), in_place=False):
     while g.budget > 0:
         body += g.stmt(2)
     body.append(_final_write(g) if in_place else ast.Return(_final(g)))
-    module = _module(consts, spec, body)
+    module = _module(consts, spec, body, g.global_assignments())
     if "neg-base" in avoid:
         module = _FoldNegativeBases(consts).visit(module)
     ast.fix_missing_locations(module)
@@ -78,6 +78,10 @@ def _local_arrays(g):
         g.arrays[name] = (g.arrays["a"][0], lo, hi)
     if g.arrays and g.rng.random() < 0.4:
         body.append(_writable(g))
+        if "idioms" in g.recent and g.arrays["a"][0] >= 3 and g.rng.random() < 0.5:
+            body.append(g.view_of(body[-1].targets[0].id))
+    if g.arrays and "idioms" in g.recent and g.rng.random() < 0.3:
+        g.global_array(g.arrays["a"][0])
     if g.matrices and g.rng.random() < 0.4:
         body.append(_writable_matrix(g))
     if g.in_place:
@@ -85,8 +89,9 @@ def _local_arrays(g):
     return body
 
 
-def _module(consts, spec, body):
-    """The module: imports, the constants, and `def f(<the names in spec>): <body>`."""
+def _module(consts, spec, body, arrays=()):
+    """The module: imports, the constants (module-level arrays too), and `def f(<the names
+    in spec>): <body>`."""
     args = ast.arguments(posonlyargs=[], args=[ast.arg(name) for name, _ in spec],
                          kwonlyargs=[], kw_defaults=[], defaults=[])
     fn = ast.FunctionDef(name="f", args=args, body=body, decorator_list=[], returns=None,
@@ -94,7 +99,7 @@ def _module(consts, spec, body):
     return ast.Module([ast.Import([ast.alias("math")]),
                        ast.Import([ast.alias("numpy", "np")])]
                       + [ast.Assign([ast.Name(k, ast.Store())], num(v))
-                         for k, v in consts.items()] + [fn], [])
+                         for k, v in consts.items()] + list(arrays) + [fn], [])
 
 
 def _writable(g):

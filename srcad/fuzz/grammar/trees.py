@@ -6,7 +6,8 @@ import math
 
 LIMIT = 6.0          # bound on |value| of an expression before it is squashed
 LOOP_BOUND = 4.0     # bound on a value rebound inside a loop
-RECENT = ("matrix", "int-index", "tuple-index", "mask", "extremum", "raise", "swap")
+RECENT = ("matrix", "int-index", "tuple-index", "mask", "extremum", "raise", "swap",
+          "idioms")
 """Constructs added to the generator after it ran its first 10,000 programs; avoiding all
 of them gives the programs it wrote before, seed for seed."""
 AVOIDABLE = ("neg-base", "sum-list", "zero-singular", "one-item", "swap-twice") + RECENT

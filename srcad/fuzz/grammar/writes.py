@@ -315,7 +315,8 @@ class Writes(Selections):
         swapped before."""
         have = [t for t in self.targets(1) if self.arrays[t][0] == n and t != other
                 and not (self.in_place and self.nesting and t in self.holders)
-                and not ("swap-twice" in self.avoid and t in self.swapped)]
+                and not ("swap-twice" in self.avoid and t in self.swapped)
+                and t not in getattr(self, "views", {}).values()]  # a view's array stays
         if have and self.chance(0.5):
             return self.pick(have)
         name = self.fresh("u")
