@@ -346,3 +346,29 @@ def test_a_derivative_cancelled_by_a_literal_zero_or_by_itself_is_zero(body):
     # 0 * inf = nan (or a ZeroDivisionError in the reverse sweep), finite differences 0
     for jit in (False, True):
         check(body, jit=jit)
+
+
+def test_a_difference_of_a_value_and_its_copy_cancels():
+    # grammar seed 80339: `-y - +-y` is `tmp1 - tmp3` with `tmp3 = tmp1`: the sqrt at 0
+    # gave nan; a variable bound again (a parameter) is no copy of its first value
+    for jit in (False, True):
+        check("""
+            def f(x, y, a, m):
+                t = y
+                y = y * 2.0
+                return np.sqrt(-x - +-x) + np.sqrt(t - y + 3.0) * x + np.sum(a) + np.sum(m)
+            """, jit=jit)
+
+
+def test_ufunc_out_into_the_array_a_view_looks_at():
+    # grammar seed 80276: `np.multiply(w, s, out=w)` with `u = w[:-1]` alive was refused
+    # as aliasing: the write is into `w`, and the view is taken again after it
+    for jit in (False, True):
+        check("""
+            def f(x, y, a, m):
+                w = a.copy()
+                u = w[:-1]
+                np.multiply(w, 0.1 * math.atan(y), out=w)
+                np.tanh(u, out=u)
+                return np.sum(np.tanh(np.add.outer(u, u))) * x + np.sum(w) + np.sum(m)
+            """, jit=jit)

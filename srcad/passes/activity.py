@@ -41,8 +41,9 @@ def bound_args(op, ctx):
     return None, None
 
 
-def diff_operands(op, ctx):
-    """Names whose derivatives flow into the result of `op`."""
+def diff_operands(op, ctx, root=lambda name: name):
+    """Names whose derivatives flow into the result of `op` (`root` names the variable a
+    copy holds the value of: `e - t` with `t = e` cancels too)."""
     if isinstance(op, gast.Name):
         return [op.id]
     if isinstance(op, gast.Subscript):
@@ -55,10 +56,10 @@ def diff_operands(op, ctx):
     if rule is None:
         return []
     flowing = names([bound[p] for p in rule.diff if bound.get(p) is not None])
-    return [v for v in flowing if v not in _cancelled(op)]
+    return [v for v in flowing if v not in _cancelled(op, root)]
 
 
-def _cancelled(op):
+def _cancelled(op, root):
     """The operands (names) whose derivatives cancel wherever they are finite: against a
     literal zero (`e * 0.0`, `0.0 * e`, `0.0 / e`, `e ** 0`), or themselves (`e - e`).
     They carry none: through `np.sqrt(y * 0.0)` or `np.sqrt(y - y)`, whose values never
@@ -66,8 +67,8 @@ def _cancelled(op):
     if not isinstance(op, gast.BinOp):
         return ()
     if isinstance(op.op, gast.Sub) and isinstance(op.left, gast.Name) and \
-            isinstance(op.right, gast.Name) and op.left.id == op.right.id:
-        return (op.left.id,)
+            isinstance(op.right, gast.Name) and root(op.left.id) == root(op.right.id):
+        return (op.left.id, op.right.id)
     side = None
     if isinstance(op.op, gast.Mult):
         side = op.left if _zero(op.right) else op.right if _zero(op.left) else None
@@ -111,13 +112,14 @@ class Activity:
     def run(self, fnode):
         ctx = self.ctx
         assigns = [s for s, _ in statements(fnode.body) if isinstance(s, gast.Assign)]
+        root = _copies(fnode, assigns)
         flows = []  # (sources, targets): derivatives may flow from sources to targets
         for s in assigns:
             t = s.targets[0]
             if isinstance(t, gast.Subscript):
                 flows.append((names([s.value]), [t.value.id]))
             else:
-                flows.append((diff_operands(s.value, ctx), targets(s)))
+                flows.append((diff_operands(s.value, ctx, root), targets(s)))
         floats = {n for n, k in ctx.kinds.items() if _has_float(k)}
         varied = self.wrt & floats
         useful = set(names([s.value for s, _ in statements(fnode.body)
@@ -145,6 +147,27 @@ class Activity:
                         f"`{t}` holds a tuple of values that carry gradients", s,
                         "unpack it where it is built: `a, b = x * 2.0, x`", UnsupportedError)
         return fnode
+
+
+def _copies(fnode, assigns):
+    """`root(name)`: the variable whose value `name` holds through copies (`t = e`), each
+    bound once, so that the two always hold one value."""
+    stores = {a.id: 1 for a in fnode.args.args}  # a parameter holds its first value
+    for n in gast.walk(fnode):
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+            stores[n.id] = stores.get(n.id, 0) + 1
+    copies = {s.targets[0].id: s.value.id for s in assigns
+              if isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Name)
+              and stores[s.targets[0].id] == 1 and stores.get(s.value.id, 0) <= 1}
+
+    def root(name):
+        seen = set()
+        while name in copies and name not in seen:
+            seen.add(name)
+            name = copies[name]
+        return name
+
+    return root
 
 
 def _has_float(kind):
