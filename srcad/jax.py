@@ -60,7 +60,7 @@ except ImportError as exc:  # pragma: no cover  (jax is an optional extra)
 
 from srcad.api import vjp
 from srcad.errors import SrcadError
-from srcad.source import _python_function
+from srcad.source import _python_function, wrt_positions
 
 KEPT = 16  # tapes kept for backward rules that have not run yet
 
@@ -82,7 +82,8 @@ class JaxFunction:
         self.fn = _python_function(f)
         self.signature = inspect.signature(self.fn)
         self.params = tuple(self.signature.parameters)
-        self.wrt = None if wrt is None else _positions(wrt, self.params, self.fn.__name__)
+        self.wrt = None if wrt is None else wrt_positions(
+            wrt, self.params, f"srcad.jax.function({self.fn.__name__})")
         self.jit, self.on_jit_error, self.out_shape = jit, on_jit_error, out_shape
         self.shapes = {}  # Layout -> output ShapeDtypeStruct(s)
         self.tapes = _Tapes(KEPT)
@@ -294,20 +295,6 @@ def _numpy_out(out, structs):
     if isinstance(out, tuple):
         return tuple(_numpy_out(o, s) for o, s in zip(out, structs))
     return np.asarray(out, dtype=structs.dtype)
-
-
-def _positions(wrt, params, name):
-    """`wrt` (positions or names, bare or a tuple) as a tuple of positions."""
-    positions = []
-    for w in wrt if isinstance(wrt, (tuple, list)) else (wrt,):
-        if isinstance(w, str) and w in params:
-            positions.append(params.index(w))
-        elif isinstance(w, int) and -len(params) <= w < len(params):
-            positions.append(w % len(params))
-        else:
-            raise SrcadError(f"srcad.jax.function({name}): `wrt` names {w!r}, which is not "
-                             f"a parameter of {name}{tuple(params)}")
-    return tuple(positions)
 
 
 __all__ = ["JaxFunction", "function", "KEPT"]

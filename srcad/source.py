@@ -196,3 +196,18 @@ def _cell_label(filename):
         return " ".join(label)
     match = _IPYTHON_INPUT.fullmatch(filename or "")
     return f"Cell In[{match.group(1)}]" if match else None
+
+
+def wrt_positions(wrt, params, who):
+    """`wrt` (positions or names, bare or a tuple) as a tuple of positions into `params`,
+    or a SrcadError naming `who` (the call that took it) and the parameters."""
+    positions = []
+    for w in wrt if isinstance(wrt, (tuple, list)) else (wrt,):
+        if isinstance(w, str) and w in params:
+            positions.append(params.index(w))
+        elif isinstance(w, int) and -len(params) <= w < len(params):
+            positions.append(w % len(params))
+        else:
+            raise SrcadError(f"{who}: `wrt` names {w!r}, which is not a parameter "
+                             f"({', '.join(params)})")
+    return tuple(positions)

@@ -39,7 +39,7 @@ except ImportError as exc:  # pragma: no cover  (torch is an optional extra)
 
 from srcad.api import vjp
 from srcad.errors import SrcadError
-from srcad.source import _python_function
+from srcad.source import _python_function, wrt_positions
 
 
 def function(f, wrt=None, jit=True, on_jit_error="warn"):
@@ -58,7 +58,8 @@ class TorchFunction:
         self.fn = _python_function(f)
         self.signature = inspect.signature(self.fn)
         self.params = tuple(self.signature.parameters)
-        self.wrt = None if wrt is None else _positions(wrt, self.params, self.fn.__name__)
+        self.wrt = None if wrt is None else wrt_positions(
+            wrt, self.params, f"srcad.torch.function({self.fn.__name__})")
         self.jit, self.on_jit_error = jit, on_jit_error
         self.__name__ = self.fn.__name__
         self.__qualname__ = self.fn.__qualname__
@@ -164,20 +165,6 @@ def _to_tensor(value):
     if isinstance(value, np.ndarray) and value.flags.writeable:
         return torch.from_numpy(value)
     return torch.tensor(value, dtype=torch.float64)
-
-
-def _positions(wrt, params, name):
-    """`wrt` (positions or names, bare or a tuple) as a tuple of positions."""
-    positions = []
-    for w in wrt if isinstance(wrt, (tuple, list)) else (wrt,):
-        if isinstance(w, str) and w in params:
-            positions.append(params.index(w))
-        elif isinstance(w, int) and -len(params) <= w < len(params):
-            positions.append(w % len(params))
-        else:
-            raise SrcadError(f"srcad.torch.function({name}): `wrt` names {w!r}, which is not "
-                             f"a parameter of {name}{tuple(params)}")
-    return tuple(positions)
 
 
 __all__ = ["TorchFunction", "function"]

@@ -76,3 +76,21 @@ def walk_no_loops(stmts):
         if isinstance(stmt, gast.If):
             yield from walk_no_loops(stmt.body)
             yield from walk_no_loops(stmt.orelse)
+
+
+_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
+
+
+def rewrite_blocks(stmts, each):
+    """`stmts` with the statements `each(s)` returns in place of each statement `s`, the
+    blocks nested in `s` (`body`, `orelse`, `finalbody`) rewritten first; nested functions
+    and classes are left as they are."""
+    out = []
+    for s in stmts:
+        if not isinstance(s, _SCOPES):
+            for field in ("body", "orelse", "finalbody"):
+                inner = getattr(s, field, None)
+                if isinstance(inner, list):
+                    setattr(s, field, rewrite_blocks(inner, each))
+        out += each(s)
+    return out

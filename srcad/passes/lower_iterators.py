@@ -57,20 +57,12 @@ class LowerIterators:
     def run(self, fnode):
         self.locals = {n.id for n in gast.walk(fnode)
                        if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Param))}
-        fnode.body = self.block(fnode.body)
+        fnode.body = ir.rewrite_blocks(fnode.body, self.lowered_loop)
         return fnode
 
-    def block(self, stmts):
-        out = []
-        for s in stmts:
-            for field in ("body", "orelse"):
-                inner = getattr(s, field, None)
-                if isinstance(inner, list) and not isinstance(s, (gast.FunctionDef,
-                                                                  gast.ClassDef)):
-                    setattr(s, field, self.block(inner))
-            lower = isinstance(s, gast.For) and self.which(s.iter) in (enumerate, zip)
-            out += self.lowered(s) if lower else self.taken_once(s)
-        return out
+    def lowered_loop(self, s):
+        lower = isinstance(s, gast.For) and self.which(s.iter) in (enumerate, zip)
+        return self.lowered(s) if lower else self.taken_once(s)
 
     def taken_once(self, s):
         """`for v in xs:` whose body binds `xs` again iterates over a temporary that

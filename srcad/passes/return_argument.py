@@ -98,18 +98,14 @@ class ReturnArgument:
 
     def follow(self, stmts):
         """`stmts`, each swap of the group's names followed by the update of `holder`."""
-        out = []
-        for s in stmts:
-            for field in ("body", "orelse"):
-                block = getattr(s, field, None)
-                if isinstance(block, list) and not isinstance(s, _SCOPES):
-                    setattr(s, field, self.follow(block))
-            if s in self.guarded:
-                out.append(self.guard(s, self.guarded[s]))
-            out.append(s)
-            moves = _permutation(s) if isinstance(s, gast.Assign) else None
-            if moves and set(moves) & set(self.group):
-                out.append(ir.assign(self.holder, self.moved(moves), like=s))
+        return ir.rewrite_blocks(stmts, self.followed)
+
+    def followed(self, s):
+        out = [self.guard(s, self.guarded[s])] if s in self.guarded else []
+        out.append(s)
+        moves = _permutation(s) if isinstance(s, gast.Assign) else None
+        if moves and set(moves) & set(self.group):
+            out.append(ir.assign(self.holder, self.moved(moves), like=s))
         return out
 
     def guard(self, s, name):

@@ -7,7 +7,6 @@ import numpy as np
 from srcad.errors import UnsupportedError
 from srcad.passes import ir
 
-_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 _LAZY = (gast.IfExp, gast.BoolOp, gast.ListComp, gast.GeneratorExp, gast.SetComp,
          gast.DictComp)
 
@@ -43,20 +42,14 @@ class UfuncOut:
         self.ctx = ctx
 
     def run(self, fnode):
-        fnode.body = self.block(fnode.body)
+        fnode.body = ir.rewrite_blocks(fnode.body, self.written_first)
         return fnode
 
-    def block(self, stmts):
-        out = []
-        for s in stmts:
-            for field in ("body", "orelse", "finalbody"):
-                inner = getattr(s, field, None)
-                if isinstance(inner, list) and not isinstance(s, _SCOPES):
-                    setattr(s, field, self.block(inner))
-            self.stmt, self.writes = s, []
-            self.visit(s, lazy=False)
-            out += self.writes + [s]
-        return out
+    def written_first(self, s):
+        """`s` after the writes of the ufuncs it calls with `out=`."""
+        self.stmt, self.writes = s, []
+        self.visit(s, lazy=False)
+        return self.writes + [s]
 
     def visit(self, node, lazy):
         """Replace the ufunc calls with `out` under `node` (not in nested statements)."""

@@ -55,13 +55,8 @@ class UnrollTupleLoops:
         return fnode
 
     def block(self, stmts):
-        out = []
-        for stmt in stmts:
-            for field in ("body", "orelse"):
-                if isinstance(getattr(stmt, field, None), list):
-                    setattr(stmt, field, self.block(getattr(stmt, field)))
-            out += self.unrolled(stmt) if self.over_tuple(stmt) else [stmt]
-        return out
+        return ir.rewrite_blocks(
+            stmts, lambda stmt: self.unrolled(stmt) if self.over_tuple(stmt) else [stmt])
 
     def over_tuple(self, stmt):
         """Whether `stmt` is a loop over a tuple (`stmt.iter` then is its literal)."""

@@ -5,8 +5,6 @@ import gast
 
 from srcad.passes import ir
 
-_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
-
 
 class ViewWrites:
     """Transformation: where the function's own body binds a name once to a slice of an
@@ -57,22 +55,16 @@ class ViewWrites:
                         and _fixed_slices(value.slice, every):
                     self.views[name] = (value.value.id, value.slice)
         if self.views:
-            fnode.body = self.block(fnode.body)
+            fnode.body = ir.rewrite_blocks(fnode.body, self.refreshed)
         return fnode
 
-    def block(self, stmts):
-        out = []
-        for s in stmts:
-            for field in ("body", "orelse"):
-                inner = getattr(s, field, None)
-                if isinstance(inner, list) and not isinstance(s, _SCOPES):
-                    setattr(s, field, self.block(inner))
-            s = self.redirected(s)
-            out.append(s)
-            written = _written(s)
-            out += [ir.assign(view, self.slice_of(view), like=s) for view in self.views
-                    if self.views[view][0] in written]
-        return out
+    def refreshed(self, s):
+        """`s` (a whole-view write redirected into its array), then every view of an
+        array it writes into taken again."""
+        s = self.redirected(s)
+        written = _written(s)
+        return [s] + [ir.assign(view, self.slice_of(view), like=s) for view in self.views
+                      if self.views[view][0] in written]
 
     def redirected(self, s):
         """`s`, a whole-view write turned into a write into the base array."""
