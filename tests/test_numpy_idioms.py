@@ -193,3 +193,17 @@ def test_histogram_counts_values_on_edges_as_numpy_does(jit):
     bins = np.searchsorted(edges, r, side="right") - 1
     bins[r == edges[-1]] = len(edges) - 2
     assert grad.tolist() == (bins + 1.0).tolist()  # each weight's gradient: its bin's factor
+
+
+def smoothed(a, v):
+    same = np.convolve(a, v, mode="same")
+    return np.sum(same ** 2) + np.sum(np.convolve(a, v, "valid")) + \
+        np.sum(np.searchsorted(a, v, side="right") * a[:2])
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_string_options_of_calls(jit):
+    # `mode="same"`, `side="right"`: a string is an option its rule checks
+    make = lambda: (np.array([0.3, 1.2, 1.5, 2.0]), np.array([0.5, -0.2]))  # noqa: E731
+    grad = srcad.grad(smoothed, wrt=(0, 1), jit=jit)(*make())
+    assert_grad_close(grad, fd_grad(smoothed, make(), (0, 1)))

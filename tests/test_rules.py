@@ -489,6 +489,99 @@ def _load_cases(cases):
         case.fn = getattr(module, f"case_{k}")
 
 
+# numpy_more: orders and indices, gathering, contractions, signals, quantiles, NaNs
+_XP = np.array([-1.0, 0.0, 0.5, 1.5])  # np.interp's abscissae
+_OVER = np.array([[0.3, 1.4, 0.8], [1.1, 0.45, -0.6]])  # NaN where over 1
+_IDX = np.array([2, 0, 2, -1])
+
+DIFF_CASES += [
+    Case(np.bincount, "np.sum(np.sin(np.bincount(i, w)))", {"i": np.array([0, 2, 2, 1]), "w": W},
+         ("w",), "weights"),
+    Case(np.bincount, "np.sum(np.bincount(i, weights=w, minlength=5) * c)",
+         {"i": np.array([0, 3, 3, 1]), "w": W, "c": np.array([0.3, -1.2, 0.8, 1.1, 0.45])},
+         ("w",), "minlength"),
+    Case(np.take, "np.sum(np.sin(np.take(x, i)))", {"x": vec(-1.0, 1.0), "i": _IDX},
+         label="flat"),
+    Case(np.take, "np.sum(np.sin(np.take(a, i, axis=1)))", {"a": A23, "i": _IDX}, ("a",),
+         "axis1"),
+    Case(np.take, "np.sum(np.take(a, 1, 0) * c)", {"a": A23, "c": V3}, ("a",), "int-axis0"),
+    Case(np.take, "np.take(x, 2) * 3.0 + np.sum(np.sin(x.take(i)))",
+         {"x": vec(-1.0, 1.0), "i": _IDX}, label="scalar-method"),
+    Case(np.broadcast_to, "np.sum(np.broadcast_to(x, (2, 4)) * c)", {"x": vec(-1.0, 1.0),
+                                                                      "c": C24}, label="rows"),
+    Case(np.broadcast_to, "np.sum(np.broadcast_to(v, (2, 3)) * c)",
+         {"v": V2.reshape(2, 1).copy(), "c": C23}, ("v",), "column"),
+    Case(np.broadcast_to, "np.sum(np.broadcast_to(s, (3,)) * c)", {"s": 0.7, "c": V3},
+         ("s",), "number"),
+    Case(np.swapaxes, "np.sum(np.swapaxes(a, 0, 2) * c)", {"a": _A234, "c": _A234.T.copy()},
+         ("a",), "3d"),
+    Case(np.moveaxis, "np.sum(np.moveaxis(a, (0, 1), (2, 0)) * c)",
+         {"a": _A234, "c": np.cos(np.arange(24.0)).reshape(3, 4, 2)}, ("a",), "tuples"),
+    Case(np.inner, "np.sum(np.inner(a, x) * c)", {"a": A23, "x": V3, "c": V2}, ("a", "x"),
+         "2d-1d"),
+    Case(np.tensordot, "np.sum(np.tensordot(a, b, 1) * c)", {"a": A23, "b": B32, "c": C22},
+         ("a", "b"), "int"),
+    Case(np.tensordot, "np.tensordot(a, b)", {"a": A23, "b": B23}, ("a", "b"), "default"),
+    Case(np.tensordot, "np.sum(np.tensordot(a, b, axes=((1,), (1,))) * c)",
+         {"a": A23, "b": B23, "c": C22}, ("a", "b"), "pairs"),
+    Case(np.tensordot, "np.sum(np.tensordot(a, b, (0, 1)) * c)",
+         {"a": _A234, "b": B32, "c": np.cos(np.arange(36.0)).reshape(3, 4, 3)}, ("a", "b"),
+         "3d-pair"),
+    Case(np.kron, "np.sum(np.kron(x, a) * c)",
+         {"x": V2, "a": A23, "c": np.cos(np.arange(12.0)).reshape(2, 6)}, ("x", "a"),
+         "1d-2d"),
+    Case(np.cross, "np.sum(np.cross(x, y) * c)", {"x": V3, "y": V3[::-1] * 2.0 + 0.1, "c": V3},
+         ("x", "y"), "vectors"),
+    Case(np.cross, "np.sum(np.cross(a, b) * c)", {"a": A23, "b": B23, "c": C23}, ("a", "b"),
+         "rows"),
+    Case(np.cross, "np.sum(np.cross(a, x) * c)", {"a": A23, "x": V3, "c": C23}, ("a", "x"),
+         "rows-vector"),
+    Case(np.interp, "np.sum(np.sin(np.interp(x, xp, fp)))",
+         {"x": np.array([-1.5, 0.2, 0.9, 2.0]), "xp": _XP, "fp": W}, ("x", "fp"), "array"),
+    Case(np.interp, "np.interp(s, xp, fp)", {"s": 0.3, "xp": _XP, "fp": W}, ("s", "fp"),
+         "scalar"),
+    Case(np.interp, "np.sum(np.interp(x, xp, fp, left=-3.0, right=2.0) * c)",
+         {"x": np.array([-1.5, 0.2, 0.9, 2.0]), "xp": _XP, "fp": W, "c": W}, ("x", "fp"),
+         "left-right"),
+    Case(np.convolve, "np.sum(np.sin(np.convolve(x, v)))", {"x": vec(-1.0, 1.0), "v": V2},
+         ("x", "v"), "shorter"),
+    Case(np.nan_to_num, "np.sum(np.nan_to_num(np.log(x)) * c)",
+         {"x": np.array([0.5, -1.0, 2.0, 0.3]), "c": W}, label="nan"),
+    Case(np.nan_to_num, "np.sum(np.nan_to_num(np.exp(x) + np.log(y), nan=1.0, posinf=5.0) * c)",
+         {"x": np.array([0.5, 800.0, -1.0, 0.3]), "y": np.array([0.5, 1.2, -1.0, 2.0]),
+          "c": W}, ("x", "y"), "inf-nan"),
+    Case(np.median, "np.sum(np.median(a, axis=1) * c)", {"a": A23, "c": V2}, ("a",), "axis1"),
+    Case(np.median, "np.median(x)", {"x": V6}, label="even"),
+    Case(np.quantile, "np.sum(np.quantile(a, q, axis=0) * c)",
+         {"a": A23, "q": np.array([0.2, 0.7]), "c": C23}, ("a", "q"), "axis0"),
+    Case(np.percentile, "np.sum(np.percentile(a, 30.0, 1) * c)", {"a": A23, "c": V2}, ("a",),
+         "axis1"),
+    *[Case(fn, f"b = np.where(a > 1.0, np.nan, a)\nreturn np.{fn.__name__}(b * b)",
+           {"a": _OVER}, ("a",), "nan") for fn in (np.nansum, np.nanmean, np.nanmax, np.nanmin)],
+    *[Case(fn, f"b = np.where(a > 1.0, np.nan, a)\n"
+               f"return np.sum(np.sin(np.{fn.__name__}(b * b, axis=k)))",
+           {"a": _OVER, "k": k}, ("a",), f"nan-axis{k}")
+      for fn in (np.nansum, np.nanmean, np.nanmax, np.nanmin) for k in (0, 1)],
+]
+
+NONDIFF_CASES += [
+    Case(np.argsort, "np.sum(x * 0.0 + np.argsort(x)) + x[np.argsort(x)[0]] * 0.0", {"x": _X}),
+    Case(np.argsort, "np.sum(a * 0.0 + np.argsort(a, axis=0) + a.argsort())", {"a": A23},
+         ("a",), "axis0-method"),
+    Case(np.argsort, "np.sum(x * 0.0) + np.sum(np.argsort(a, None))", {"x": _X, "a": A23},
+         label="flattened"),
+    Case(np.searchsorted, "np.sum(x * 0.0 + np.searchsorted(np.sort(x), x))", {"x": _X}),
+    Case(np.searchsorted, "x[0] * 0.0 + np.searchsorted(x, 0.3)", {"x": np.sort(_X)},
+         label="number"),
+    Case(np.digitize, "np.sum(x * 0.0 + np.digitize(x, np.array([-0.5, 0.0, 0.5])))",
+         {"x": _X}),
+    Case(np.digitize, "np.sum(x * 0.0 + np.digitize(x, b, True))", {"x": _X, "b": _X},
+         ("x", "b"), "right"),
+    Case(np.nonzero, "np.sum(x * 0.0) + np.sum(np.nonzero(x > 0.0)[0])", {"x": _X}),
+    Case(np.nonzero, "np.sum(a * 0.0) + np.sum(np.nonzero(a > 0.0)[1]) + np.sum(a.nonzero()[0])",
+         {"a": A23}, ("a",), "2d-method"),
+]
+
 # every rule that declares its domain: cases made from it
 DIFF_CASES += [c for rule in rules_with_domains() for c in _from_domain(rule)]
 

@@ -390,6 +390,81 @@ NUMBA_IDS = {
     "math.copysign-scalar",
 }
 
+# numpy_more: gathering, contractions, signals, quantiles, NaNs (the rules with a domain
+# have their cases from it)
+_XP = np.array([-1.0, 0.0, 0.5, 1.5])
+_NANS = np.array([[0.3, np.nan, 0.8], [1.1, 0.45, np.nan]])
+
+CASES += [
+    Case(np.bincount, {"x": np.array([0, 2, 2, 1]), "weights": W}, "weights"),
+    Case(np.bincount, {"x": np.array([0, 3, 3, 1]), "weights": W, "minlength": 6},
+         "minlength"),
+    Case(np.take, {"a": vec(-1.0, 1.0), "indices": np.array([2, 0, 2, -1])}, "flat"),
+    Case(np.take, {"a": A23, "indices": np.array([2, 0, 2, -1]), "axis": 1}, "axis1"),
+    Case(np.take, {"a": A23, "indices": 1, "axis": 0}, "int-axis0"),
+    Case(np.take, {"a": _A234, "indices": np.array([[0, 2], [1, 1]]), "axis": -1},
+         "2d-indices"),
+    Case(np.broadcast_to, {"array": V3, "shape": (2, 3)}, "rows"),
+    Case(np.broadcast_to, {"array": V2.reshape(2, 1).copy(), "shape": (2, 3)}, "column"),
+    Case(np.broadcast_to, {"array": 0.7, "shape": (3,)}, "number"),
+    Case(np.swapaxes, {"a": _A234, "axis1": 0, "axis2": 2}, "3d"),
+    Case(np.moveaxis, {"a": _A234, "source": (0, 1), "destination": (2, 0)}, "tuples"),
+    Case(np.inner, {"a": A23, "b": V3}, "2d-1d"),
+    Case(np.inner, {"a": _A234, "b": np.cos(np.arange(8.0)).reshape(2, 4)}, "3d-2d"),
+    Case(np.tensordot, {"a": A23, "b": B32, "axes": 1}, "int"),
+    Case(np.tensordot, {"a": A23, "b": B23}, "default"),
+    Case(np.tensordot, {"a": A23, "b": B23, "axes": ((1,), (1,))}, "pairs"),
+    Case(np.tensordot, {"a": _A234, "b": B32, "axes": (0, 1)}, "3d-pair"),
+    Case(np.tensordot, {"a": _A234, "b": np.cos(np.arange(24.0)).reshape(4, 3, 2),
+                        "axes": ((1, 2), (1, 0))}, "two-pairs"),
+    Case(np.kron, {"a": V2, "b": A23}, "1d-2d"),
+    Case(np.cross, {"a": V3, "b": V3[::-1] * 2.0 + 0.1}, "vectors"),
+    Case(np.cross, {"a": A23, "b": B23}, "rows"),
+    Case(np.cross, {"a": A23, "b": V3}, "rows-vector"),
+    Case(np.interp, {"x": np.array([-1.5, 0.2, 0.9, 2.0]), "xp": _XP, "fp": W}, "array"),
+    Case(np.interp, {"x": 0.3, "xp": _XP, "fp": W}, "scalar"),
+    Case(np.interp, {"x": np.array([-1.5, 0.2, 0.9, 2.0]), "xp": _XP, "fp": W, "left": -3.0,
+                     "right": 2.0}, "left-right"),
+    Case(np.interp, {"x": A23, "xp": _XP, "fp": W}, "2d"),
+    *[Case(np.convolve, {"a": a, "v": v, "mode": mode}, f"{mode}-{label}")
+      for mode in ("full", "same", "valid")
+      for label, a, v in (("longer", V6, V3), ("shorter", V2, W), ("even", W, V2))],
+    Case(np.nan_to_num, {"x": np.array([0.5, np.nan, np.inf, -np.inf])}, "nan"),
+    Case(np.nan_to_num, {"x": np.array([0.5, np.nan, np.inf, -0.3]), "copy": True, "nan": 1.0,
+                         "posinf": 5.0}, "replaced"),
+    Case(np.median, {"a": _A234, "axis": 1}, "3d-axis1"),
+    Case(np.median, {"a": V6}, "even"),
+    Case(np.quantile, {"a": A23, "q": np.array([0.2, 0.7]), "axis": 0}, "axis0"),
+    Case(np.quantile, {"a": _A234, "q": 0.35, "axis": -1}, "3d"),
+    Case(np.percentile, {"a": A23, "q": 30.0, "axis": 1}, "axis1"),
+    *[Case(fn, {"a": _NANS}, "nan") for fn in (np.nansum, np.nanmean, np.nanmax, np.nanmin)],
+    *[Case(fn, {"a": _NANS, "axis": k}, f"nan-axis{k}")
+      for fn in (np.nansum, np.nanmean, np.nanmax, np.nanmin) for k in (0, 1)],
+    Case(np.nanmax, {"a": _A234, "axis": 2}, "3d-axis2"),
+]
+
+TIE_CASES += [
+    Case(np.median, {"a": np.array([0.3, 1.2, 0.3, 1.2, -0.4])}, "ties"),
+    Case(np.nanmax, {"a": np.array([[0.3, np.nan, 0.3], [np.nan, np.nan, np.nan]]),
+                     "axis": 1}, "ties-all-nan"),
+    Case(np.interp, {"x": _XP, "xp": _XP, "fp": W}, "at-knots"),
+]
+
+NUMBA_IDS |= {
+    "np.bincount-weights", "rt.take-axis1", "rt.take-int-axis0", "rt.take-flat",
+    "rt.take-2d-indices",
+    "rt.broadcast_to-number", "rt.broadcast_to-column", "np.swapaxes-2d", "np.moveaxis-2d",
+    # (an int `axes` of np.tensordot compiles written in the call, as generated code has
+    # it, not passed as an argument, as here: its value sets the result's rank)
+    "rt.inner-2d", "rt.inner-3d-2d", "rt.tensordot-pairs", "rt.tensordot-3d-pair",
+    "rt.tensordot-two-pairs", "rt.kron-2d", "rt.kron-1d-2d",
+    "np.cross-rows-vector", "rt.interp-left-right", "rt.interp-scalar", "rt.interp-2d",
+    "np.convolve-same-shorter", "np.convolve-valid-longer", "np.sinc-array", "np.sinc-scalar",
+    "rt.nan_to_num-nan", "rt.nan_to_num-replaced", "rt.median-3d-axis1", "rt.median-even",
+    "rt.quantile-axis0", "rt.quantile-3d", "rt.percentile-axis1", "rt.nansum-nan-axis0",
+    "rt.nanmean-nan", "rt.nanmean-nan-axis1", "rt.nanmax-nan-axis1", "rt.nanmin-nan",
+}
+
 # ---------------------------------------------------------------------------
 # Evaluating a tangent template
 # ---------------------------------------------------------------------------
@@ -653,3 +728,4 @@ def test_reduction_helpers_take_one_tangent_for_all_elements(axis):
     full = np.broadcast_to(c * np.ones_like(ans), np.shape(ans))
     np.testing.assert_allclose(rt.select_tangent(c, x, ans, axis), full)
     np.testing.assert_allclose(amax(c, x, ans, axis), full)
+

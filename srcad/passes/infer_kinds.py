@@ -190,6 +190,8 @@ class InferKinds:
             return FLOAT
         if v is None:
             return NONE
+        if isinstance(v, str):  # an option of a call (`mode="same"`): its rule checks it
+            return OtherKind("str")
         raise self.error(f"the constant {v!r} is not supported", self.node)
 
     def kind_Name(self, e):

@@ -4,6 +4,7 @@ from srcad.rules import (  # noqa: F401
     linalg,
     math,
     numpy,
+    numpy_more,
     numpy_reductions,
     numpy_shapes,
     operators,

@@ -490,3 +490,222 @@ def asarray(k, c):
     """np.asarray(x, dtype): an array like `x` (of that dtype)."""
     x = _array(k, "x", "np.asarray")
     return Kind(_dtype_arg(c, x.dtype), x.ndim)
+
+
+# kinds of the rules in `numpy_more`: orders, indices, contractions, quantiles, NaN-skipping
+# reductions
+
+
+def _int_array(k, param, function):
+    kind = k.get(param)
+    if not (isinstance(kind, Kind) and kind.dtype in "bi"):
+        raise refuse(function, f"takes `{param}` as an int or an array of ints, not a {kind}")
+    return kind
+
+
+def _given(c, param):
+    """Whether the call gives `param` a value other than None."""
+    node = c.get(param)
+    return node is not None and not (isinstance(node, gast.Constant) and node.value is None)
+
+
+def _option(c, param, function, choices):
+    """Refuse a string option `param` that is not one of `choices` (as written)."""
+    node = c.get(param)
+    if node is not None and not (isinstance(node, gast.Constant) and node.value in choices):
+        raise refuse(function, f"takes `{param}` as one of {', '.join(map(repr, choices))} "
+                     "written in the call")
+
+
+def argsort(k, c):
+    """np.argsort(a, axis): ints like `a`, a vector for axis None."""
+    return sort(k, c).with_(dtype="i")
+
+
+def searchsorted(k, c):
+    """np.searchsorted(a, v, side): an int (vector) per value of `v`, `a` a sorted vector."""
+    _array(k, "a", "np.searchsorted")
+    if k["a"].ndim != 1:
+        raise refuse("np.searchsorted", f"takes a sorted 1-d array `a`, not a {k['a']}")
+    _option(c, "side", "np.searchsorted", ("left", "right"))
+    return Kind("i", k["v"].ndim)
+
+
+def digitize(k, c):
+    """np.digitize(x, bins, right): the bin of each value of `x`."""
+    bins = _array(k, "bins", "np.digitize")
+    if bins.ndim != 1:
+        raise refuse("np.digitize", f"takes 1-d `bins`, not a {bins}")
+    return Kind("i", k["x"].ndim)
+
+
+def nonzero(k, c):
+    """np.nonzero(a): a tuple of int vectors, one per axis of `a`."""
+    a = _array(k, "a", "np.nonzero")
+    return TupleKind((Kind("i", 1),) * a.ndim)
+
+
+def bincount(k, c):
+    """np.bincount(x, weights, minlength): counts (ints), or sums of the weights (floats)."""
+    x = _int_array(k, "x", "np.bincount")
+    if x.ndim != 1:
+        raise refuse("np.bincount", f"takes a 1-d array of ints, not a {x}")
+    weights = k.get("weights")
+    if weights is not None and weights != NONE and weights.ndim != 1:
+        raise refuse("np.bincount", f"takes 1-d `weights`, one per value, not a {weights}")
+    return Kind("f" if weights not in (None, NONE) else "i", 1)
+
+
+def take(k, c):
+    """np.take(a, indices, axis): of the flattened `a`, shaped like `indices`; along an
+    axis, `a`'s rank less one plus the rank of `indices`."""
+    a = _array(k, "a", "np.take")
+    indices = _int_array(k, "indices", "np.take")
+    if indices.dtype == "b":
+        raise refuse("np.take", "takes `indices` as ints, not bools",
+                     "select with the mask instead: `a[mask]`")
+    if _one_axis(k, c, "np.take") is None:
+        return Kind(a.dtype, indices.ndim)
+    return Kind(a.dtype, a.ndim - 1 + indices.ndim)
+
+
+def swapaxes(k, c):
+    """np.swapaxes(a, axis1, axis2): like `a`."""
+    for p in ("axis1", "axis2"):
+        if not (isinstance(k[p], Kind) and k[p].dtype == "i" and k[p].ndim == 0):
+            raise refuse("np.swapaxes", f"takes `{p}` as an int, not a {k[p]}")
+    return _array(k, "a", "np.swapaxes")
+
+
+def moveaxis(k, c):
+    """np.moveaxis(a, source, destination): like `a`; as many sources as destinations."""
+    a = _array(k, "a", "np.moveaxis")
+    n = _axes(k, c, "np.moveaxis", "source")
+    if n is None or n != _axes(k, c, "np.moveaxis", "destination"):
+        raise refuse("np.moveaxis", "takes as many `destination` axes as `source` axes (ints "
+                     "or tuples of ints)")
+    return a
+
+
+def broadcast_to(k, c):
+    """np.broadcast_to(array, shape): of the rank of `shape`."""
+    array = k["array"]
+    rank = shape_rank(c["shape"], k["shape"])
+    if not isinstance(array, Kind) or array.ndim > rank:
+        raise refuse("np.broadcast_to", f"takes an array or number of at most {rank} "
+                     f"dimensions here, not a {array}")
+    return Kind(array.dtype, rank)
+
+
+def _operands(k, function, hint, most=None):
+    """The kinds of `a` and `b`, arrays (of at most `most` dimensions)."""
+    a, b = k["a"], k["b"]
+    for p, kind in (("a", a), ("b", b)):
+        if not isinstance(kind, Kind) or kind.ndim == 0 or (most and kind.ndim > most):
+            what = "an array" + (f" of one to {most} dimensions" if most else "")
+            raise refuse(function, f"takes `{p}` as {what} here, not a {kind}", hint)
+    return a, b
+
+
+def inner(k, c):
+    """np.inner(a, b): the sum over the last axes, of the ranks of both less one each."""
+    a, b = _operands(k, "np.inner", "multiply by a number with `*`")
+    return Kind("f", a.ndim + b.ndim - 2)
+
+
+def kron(k, c):
+    """np.kron(a, b) of arrays of one or two dimensions."""
+    a, b = _operands(k, "np.kron", "multiply by a number with `*`", most=2)
+    return Kind("f", max(a.ndim, b.ndim))
+
+
+def cross(k, c):
+    """np.cross(a, b): vectors of 3, or rows of 3 (broadcast)."""
+    a, b = _operands(k, "np.cross", "give vectors of 3 elements or matrices of rows of 3",
+                     most=2)
+    return Kind("f", max(a.ndim, b.ndim))
+
+
+def tensordot(k, c):
+    """np.tensordot(a, b, axes): `axes` an int, or a pair of ints or of tuples of ints,
+    written in the call."""
+    a, b = _operands(k, "np.tensordot", "multiply by a number with `*`")
+    node, axes = c.get("axes"), k.get("axes")
+    hint = "write the axes in the call: axes=1, axes=(1, 0), axes=((1, 2), (0, 1))"
+
+    def ints(kind):
+        return isinstance(kind, TupleKind) and all(i == INT for i in kind.items)
+
+    if node is None:
+        n = 2
+    elif isinstance(node, gast.Constant) and isinstance(node.value, int):
+        n = node.value
+    elif isinstance(axes, TupleKind) and len(axes.items) == 2 and all(
+            i == INT for i in axes.items):
+        n = 1
+    elif isinstance(axes, TupleKind) and len(axes.items) == 2 and all(
+            ints(i) for i in axes.items) and len(axes.items[0].items) == len(axes.items[1].items):
+        n = len(axes.items[0].items)
+    else:
+        raise refuse("np.tensordot", "takes `axes` as an int written in the call, or a pair "
+                     "of ints or of tuples of ints", hint)
+    if n > min(a.ndim, b.ndim) or n < 0:
+        raise refuse("np.tensordot", f"cannot contract {n} axes of a {a} and a {b}")
+    return Kind("f", a.ndim + b.ndim - 2 * n)
+
+
+def nan_to_num(k, c):
+    """np.nan_to_num(x, copy, nan, posinf, neginf): like `x`, a new array."""
+    node = c.get("copy")
+    if node is not None and not (isinstance(node, gast.Constant) and node.value is True):
+        raise refuse("np.nan_to_num", "with `copy=False` (replacing in place) is not "
+                     "supported", "assign the result: `x = np.nan_to_num(x)`")
+    x = k["x"]
+    return Kind(x.dtype, x.ndim)
+
+
+def interp(k, c):
+    """np.interp(x, xp, fp, left, right): floats shaped like `x`; `xp` and `fp` 1-d."""
+    for p in ("xp", "fp"):
+        if _array(k, p, "np.interp").ndim != 1:
+            raise refuse("np.interp", f"takes 1-d `{p}`, not a {k[p]}")
+    return Kind("f", k["x"].ndim)
+
+
+def convolve(k, c):
+    """np.convolve(a, v, mode): a vector."""
+    a, v = _array(k, "a", "np.convolve"), _array(k, "v", "np.convolve")
+    if a.ndim != 1 or v.ndim != 1:
+        raise refuse("np.convolve", f"takes two 1-d arrays, not a {a} and a {v}")
+    _option(c, "mode", "np.convolve", ("full", "same", "valid"))
+    return Kind("f", 1)
+
+
+def quantile(function, scale=1.0):
+    """np.median, np.percentile, np.quantile (`function`): floats of q's rank (a number
+    or a vector) plus that of `a` less one along an axis."""
+
+    def kind(k, c):
+        a = _array(k, "a", function)
+        q = k.get("q")
+        if q is not None and not (isinstance(q, Kind) and q.ndim <= 1):
+            raise refuse(function, f"takes `q` as a number or a 1-d array, not a {q}")
+        n = _one_axis(k, c, function)
+        return Kind("f", (q.ndim if q is not None else 0) + (0 if n is None else a.ndim - 1))
+
+    kind.__name__ = "quantile"
+    return kind
+
+
+def nan_reduction(function, dtype=None):
+    """np.nansum, np.nanmean, np.nanmax, np.nanmin (`function`) over every element or
+    along one axis."""
+
+    def kind(k, c):
+        a = _array(k, "a", function)
+        n = _one_axis(k, c, function)
+        return Kind(dtype or ("i" if a.dtype == "b" else a.dtype),
+                    0 if n is None else a.ndim - 1)
+
+    kind.__name__ = "nan_reduction"
+    return kind

@@ -31,6 +31,17 @@ from srcad.runtime.axes import (
     sort_adjoint,
     sort_tangent,
 )
+from srcad.runtime.contractions import (
+    inner,
+    inner_da,
+    inner_db,
+    kron,
+    kron_da,
+    kron_db,
+    tensordot,
+    tensordot_da,
+    tensordot_db,
+)
 from srcad.runtime.elementwise import (
     arange_dstart,
     clip,
@@ -45,7 +56,34 @@ from srcad.runtime.elementwise import (
     within,
 )
 from srcad.runtime.failures import fail, show
+from srcad.runtime.indexing import (
+    argsort,
+    bincount_adjoint,
+    broadcast_adjoint,
+    broadcast_to,
+    interp,
+    interp_dfp,
+    interp_dx,
+    interp_tfp,
+    nan_to_num,
+    take,
+    take_adjoint,
+)
 from srcad.runtime.masks import add_masked, masked, set_masked
+from srcad.runtime.order import (
+    median,
+    nancount,
+    nanmax,
+    nanmean,
+    nanmin,
+    nansum,
+    percentile,
+    quantile,
+    quantile_adjoint,
+    quantile_dq,
+    quantile_tangent,
+    quantile_tq,
+)
 from srcad.runtime.products import (
     cholesky_adjoint,
     cholesky_tangent,
@@ -120,6 +158,11 @@ from srcad.runtime.shapes import (
     squeeze,
     tile,
     tile_adjoint,
+)
+from srcad.runtime.signals import (
+    convolve_da,
+    convolve_dv,
+    sinc_dx,
 )
 from srcad.runtime.statistics import (
     corrcoef,
