@@ -264,3 +264,34 @@ def test_custom_jvp_and_vjp_agree_and_match_finite_differences(jit):
 def test_forward_mode_without_a_tangent_rule_is_refused():
     with pytest.raises(srcad.NoRuleError, match="defjvp"):
         srcad.jvp(uses_device, (0.3, 0.7), (1.0, 0.0), jit=False)
+
+
+def _spectral_energy(x):
+    return float(np.sum(np.abs(np.fft.fft(x)) ** 2))  # np.fft: srcad cannot read it
+
+
+@srcad.defvjp(_spectral_energy)
+def _spectral_energy_vjp(g, ans, x):
+    return (g * 2.0 * x.shape[0] * x,)  # Parseval: the energy is n * sum(x ** 2)
+
+
+def _spectral_annotated(x) -> float:
+    return float(np.sum(np.abs(np.fft.fft(x * 2.0)) ** 2))
+
+
+@srcad.defvjp(_spectral_annotated)
+def _spectral_annotated_vjp(g, ans, x):
+    return (g * 8.0 * x.shape[0] * x,)
+
+
+def loss_through_black_boxes(x):
+    return 0.5 * _spectral_energy(x) + _spectral_annotated(x) + np.sum(x)
+
+
+def test_a_black_box_from_an_array_to_a_float_has_a_float_output():
+    # its output's kind comes from its annotation, or from running it on stand-ins: it
+    # was taken to be shaped like its argument, and `loss` refused as array-valued
+    x = np.array([0.3, -0.2, 0.5])
+    value, grad = srcad.value_and_grad(loss_through_black_boxes, jit=False)(x)
+    assert value == pytest.approx(loss_through_black_boxes(x))
+    np.testing.assert_allclose(grad, fd_grad(loss_through_black_boxes, (x,), 0), atol=1e-6)

@@ -14,6 +14,7 @@ from srcad.kinds import (
     dtype_named,
     dtype_of,
     join,
+    of_value,
 )
 from srcad.passes import ir
 from srcad.rules import registry
@@ -405,7 +406,35 @@ class InferKinds:
             callee = self.ctx.program.specialize(fn, tuple(arg_kinds), self.node, self.ctx.fsrc)
             return callee.return_kind
         except SrcadError:
-            return Kind("f", max((getattr(k, "ndim", 0) for k in arg_kinds), default=0))
+            return _black_box_kind(fn, arg_kinds)
+
+
+def _black_box_kind(fn, arg_kinds):
+    """The kind of what `fn` (a function with a custom rule whose body srcad cannot read)
+    returns: its return annotation (`-> float`), else what it returns for stand-in
+    arguments of these kinds (ones, of length 3 along each axis), else a float of the
+    arguments' broadcast rank."""
+    annotation = getattr(fn, "__annotations__", {}).get("return")
+    if annotation in (float, int, bool):
+        return {float: FLOAT, int: INT, bool: BOOL}[annotation]
+    try:
+        stand_ins = [_stand_in(k) for k in arg_kinds]
+        kind = of_value(fn(*stand_ins))
+    except Exception:  # noqa: BLE001  (a function that needs real values: guess)
+        kind = None
+    if kind is not None:
+        return kind.with_(dtype="f") if isinstance(kind, Kind) and kind.dtype == "i" else kind
+    return Kind("f", max((getattr(k, "ndim", 0) for k in arg_kinds), default=0))
+
+
+def _stand_in(kind):
+    """A value of `kind`: ones (0.5 for a float), three along each axis."""
+    if isinstance(kind, TupleKind):
+        return tuple(_stand_in(k) for k in kind.items)
+    dtype = {"b": np.bool_, "i": np.int64, "f": np.float64}[kind.dtype]
+    if not kind.ndim:
+        return dtype(0.5 if kind.dtype == "f" else 1).item()
+    return np.ones((3,) * kind.ndim, dtype=dtype)
 
 
 def _is_mask(kind):
