@@ -339,6 +339,10 @@ DIFF_CASES = [
          ("a", "b"), "2d"),
     Case(np.vstack, "np.sum(np.vstack((x, y)) * c)", {"x": vec(-1.0, 1.0), "y": W, "c": C24},
          ("x", "y"), "1d"),
+    Case(np.column_stack, "np.sum(np.column_stack((x, y)) * c)",
+         {"x": vec(-1.0, 1.0), "y": W, "c": C42}, ("x", "y"), "1d"),
+    Case(np.column_stack, "np.sum(np.column_stack((a.T, x[:3])) * c)",
+         {"a": A23, "x": vec(-1.0, 1.0), "c": SPD3}, ("a", "x"), "2d-1d"),
     Case(np.vstack, "np.sum(np.vstack((a, b)) * c)",
          {"a": A23, "b": B23, "c": np.vstack([C23, -C23[::-1]])}, ("a", "b"), "2d"),
     *[Case(rule, "np.sum(np.histogram(x, 3, weights=w)[0] * c) + "

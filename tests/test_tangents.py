@@ -278,6 +278,8 @@ CASES = [
     Case(np.hstack, {"arrays": (A23, B23)}, "2d"),
     Case(np.vstack, {"arrays": (vec(-1.0, 1.0), W)}, "1d"),
     Case(np.vstack, {"arrays": (A23, B23)}, "2d"),
+    Case(np.column_stack, {"arrays": (vec(-1.0, 1.0), W)}, "1d"),
+    Case(np.column_stack, {"arrays": (A23.T.copy(), V3)}, "2d-1d"),
     Case(rt.outer_left, {"a": V2, "b": A23}, "1d-2d"),
     Case(rt.outer_left, {"a": 0.7, "b": V3}, "scalar"),
     Case(np.stack, {"arrays": (vec(-1.0, 1.0), W)}, "axis0"),

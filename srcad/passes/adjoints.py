@@ -119,19 +119,23 @@ class Adjoints:
         return out
 
     def sequence(self, rule, t, seq, bound):
-        """concatenate/stack/hstack/vstack: each active element gets its piece of d_t."""
+        """concatenate/stack/hstack/vstack/column_stack: each active element gets its
+        piece of d_t."""
         axis = bound.get("axis")
         axis = 0 if axis is None else axis.value
         ndim = self.ctx.kinds[t].ndim
-        axis = (1 if rule.sequence == "hstack" and ndim > 1 else axis) % ndim
+        axis = (1 if rule.sequence == "hstack" and ndim > 1 or
+                rule.sequence == "column_stack" else axis) % ndim
         out, offset = [], None
         for k, elt in enumerate(seq.elts):
             lead = [gast.Slice(lower=None, upper=None, step=None)] * axis
             if rule.sequence == "stack":
                 index = lead + [ir.const(k)]
-            elif rule.sequence == "vstack" and self.ctx.kinds[elt.id].ndim == 1:
-                index = [offset if offset is not None else ir.const(0)]  # one row
-                offset = gast.BinOp(left=index[0], op=gast.Add(), right=ir.const(1))
+            elif rule.sequence in ("vstack", "column_stack") and \
+                    self.ctx.kinds[elt.id].ndim == 1:  # one row (column) of the result
+                at = offset if offset is not None else ir.const(0)
+                index = lead + [at]
+                offset = gast.BinOp(left=at, op=gast.Add(), right=ir.const(1))
             else:
                 size = gast.Subscript(value=gast.Attribute(value=ir.name(elt.id), attr="shape",
                                                            ctx=gast.Load()),

@@ -229,6 +229,13 @@ def vstack(ans, arrays):
     d[arrays] += d[ans]
 
 
+# np.column_stack joins along axis 1, a 1-d array as one column
+@adjoint(np.column_stack, kind=ty.stacked("np.column_stack", 2), broadcast=False,
+         sequence="column_stack", sums=False, linear=True)
+def column_stack(ans, arrays):
+    d[arrays] += d[ans]
+
+
 # constructors: values that do not depend on the inputs' values
 
 nondiff(np.zeros, np.ones, kind=ty.construct, params=("ans", "shape", "dtype"),
