@@ -16,6 +16,7 @@ from srcad.passes.check_aliases import CheckAliases
 from srcad.passes.check_supported import CheckSupported
 from srcad.passes.common_subexpressions import CommonSubexpressions
 from srcad.passes.expand_aug_assign import ExpandAugAssign
+from srcad.passes.filling_helpers import FillingHelpers
 from srcad.passes.forward_ad import ForwardAD
 from srcad.passes.guard_integer_powers import GuardIntegerPowers
 from srcad.passes.hoist_local_functions import HoistLocalFunctions
@@ -69,6 +70,7 @@ def normalize_steps(ctx):
         (ExpandAugAssign, lambda f: ExpandAugAssign(ctx).visit(f)),
         (SplitReturns, lambda f: SplitReturns(ctx).run(f)),
         (ResolveCalls, lambda f: ResolveCalls(ctx).run(f)),
+        (FillingHelpers, lambda f: FillingHelpers(ctx).run(f)),
         (UnrollTupleLoops, lambda f: UnrollTupleLoops(ctx).run(f)),
         (ToANF, lambda f: ToANF(ctx).run(f)),
         (BindArguments, lambda f: BindArguments(ctx).run(f)),

@@ -218,3 +218,44 @@ def test_zero_times_infinity_stays_nan_where_it_is_not_structural():
     # a zero cotangent that is a value, not a mask's, must not silence it to 0
     grad = srcad.grad(cube_of_a_cube_root, jit=False)(np.array([2.0, 0.0, -1.0]))
     assert grad[0] == 0.0 and np.isnan(grad[1]) and grad[2] == pytest.approx(1.0)
+
+
+def _build_up(b, u, k):
+    b[1:-1] = k * (u[2:] - u[:-2]) + u[1:-1] ** 2  # fills its argument, returns nothing
+
+
+def _relax(p, b, n):
+    for _ in range(n):
+        pn = p.copy()
+        p[1:-1] = 0.5 * (pn[2:] + pn[:-2]) - 0.25 * b[1:-1]
+
+
+def pressure_solve(u, k):
+    b = np.zeros_like(u)
+    p = np.zeros_like(u)
+    for _ in range(3):
+        _build_up(b, u, k)
+        _relax(p, b, 2)
+        u = u - 0.1 * p
+    return np.sum(u * u) + np.sum(p)
+
+
+def fills_an_array_another_name_holds(u, k):
+    b = np.zeros_like(u)
+    seen = b
+    _build_up(b, u, k)
+    return np.sum(seen)
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_helpers_that_fill_an_argument_and_return_nothing(jit):
+    # the CFD idiom (`build_up_b(b, ...)`, `pressure_poisson(nit, p, ...)`)
+    make = lambda: (np.sin(np.arange(6.0)), 0.7)  # noqa: E731
+    value, grad = srcad.value_and_grad(pressure_solve, wrt=(0, 1), jit=jit)(*make())
+    assert value == pytest.approx(pressure_solve(*make()), rel=1e-12)
+    assert_grad_close(grad, fd_grad(pressure_solve, make(), (0, 1)))
+
+
+def test_a_filled_array_that_another_name_holds_is_refused():
+    with pytest.raises(srcad.SrcadError, match="`seen` refers to the same array"):
+        srcad.grad(fills_an_array_another_name_holds, jit=False)(np.ones(4), 0.5)

@@ -164,10 +164,25 @@ class CheckAliases:
             text = ir.dotted_text(value.func)
             if registry.is_view(text) and value.args and isinstance(value.args[0], gast.Name):
                 return {value.args[0].id}
+            if self.ctx.site(value).kind == "user":
+                filled = self.filled_argument(text, value)
+                if filled is not None:  # `b = fill(b, ...)` (FillingHelpers): `b` itself
+                    return {filled}
             if self.ctx.site(value).kind == "user" and self.returns_argument(text, value):
                 return {a.id for a in value.args
                         if isinstance(a, gast.Name) and _holds_arrays(kinds.get(a.id))}
         return set()
+
+    def filled_argument(self, text, call):
+        """The argument a helper that fills it returns (see FillingHelpers), or None."""
+        fn = self.ctx.user_functions[text]
+        param = getattr(self.ctx.program, "outputs", {}).get(fn)
+        if param is None:
+            return None
+        params = list(fn.__code__.co_varnames[:fn.__code__.co_argcount])
+        k = params.index(param)
+        arg = call.args[k] if k < len(call.args) else None
+        return arg.id if isinstance(arg, gast.Name) else None
 
     def returns_argument(self, text, call):
         """Whether the user's function may return (a view of) one of its array arguments."""

@@ -1,0 +1,93 @@
+"""FillingHelpers: a call of a helper that fills one of its array arguments is an update of
+that array."""
+import gast
+
+from srcad.errors import SrcadError
+from srcad.passes import ir
+from srcad.source import FunctionSource
+
+
+class FillingHelpers:
+    """Transformation: a statement that calls a helper of the user's and drops its result
+    (`build_up_b(b, u, dt)`, bound to an unread name by BindExpressions), where the helper
+    writes into one of its parameters and returns nothing, becomes `b = build_up_b(b, u,
+    dt)`: the helper is built as an in-place kernel (ReturnArgument, `out=` that
+    parameter) that returns the array's final contents. The caller's `b` is updated in
+    place, so the assignment counts as one (`ctx.augmented`): CheckAliases refuses it
+    where another name still shares `b`'s array.
+
+    >>> from srcad.passes.testing import show_resolved
+    >>> fill = gast.parse("def fill(b, x):\\n    b[0] = x").body[0]
+    >>> show_resolved('''
+    ... def fill(b, x):
+    ...     b[0] = x
+    ... def f(x):
+    ...     b = np.zeros(2)
+    ...     unused = fill(b, x)
+    ...     return np.sum(b)''', lambda ctx: FillingHelpers(ctx, lambda fn: fill))
+    def f(x):
+        b = np.zeros(2)
+        b = fill(b, x)
+        return np.sum(b)
+    """
+
+    needs = ("calls", "user_functions")
+    provides = ()
+
+    def __init__(self, ctx, source_of=None):
+        self.ctx = ctx
+        self.source_of = source_of or _source_of
+        self.outputs = getattr(ctx.program, "outputs", {})
+
+    def run(self, fnode):
+        read = {n.id for n in gast.walk(fnode) if isinstance(n, gast.Name)
+                and isinstance(n.ctx, gast.Load)}
+        fnode.body = ir.rewrite_blocks(fnode.body, lambda s: [self.updated(s, read)])
+        return fnode
+
+    def updated(self, s, read):
+        if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and
+                s.targets[0].id not in read and isinstance(s.value, gast.Call)):
+            return s
+        site = self.ctx.calls.get(s.value)
+        if site is None or site.kind != "user":
+            return s
+        fn = self.ctx.user_functions[site.name]
+        node = self.source_of(fn)
+        k = None if node is None else _filled_parameter(node)
+        if k is None or k >= len(s.value.args) or not isinstance(s.value.args[k], gast.Name):
+            return s
+        name = node.args.args[k].id
+        if self.outputs.setdefault(fn, name) != name:
+            return s
+        s.targets = [ir.name(s.value.args[k].id, store=True)]
+        self.ctx.augmented.add(s)
+        return s
+
+
+def _source_of(fn):
+    """The tree of `fn`, or None when its source cannot be read."""
+    try:
+        return FunctionSource(fn).node
+    except SrcadError:
+        return None
+
+
+def _filled_parameter(node):
+    """The position of the one parameter the function `node` writes elements of and never
+    binds again, when it returns nothing; else None."""
+    params = [a.id for a in node.args.args]
+    if any(isinstance(n, gast.Return) and n.value is not None and
+           not (isinstance(n.value, gast.Constant) and n.value.value is None)
+           for n in gast.walk(node)):
+        return None
+    bound = {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and
+             isinstance(n.ctx, gast.Store)}
+    written = set()
+    for n in gast.walk(node):
+        target = n.target if isinstance(n, gast.AugAssign) else \
+            n.targets[0] if isinstance(n, gast.Assign) else None
+        if isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name):
+            written.add(target.value.id)
+    filled = [p for p in params if p in written and p not in bound]
+    return params.index(filled[0]) if len(filled) == 1 else None
