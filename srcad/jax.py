@@ -43,7 +43,6 @@ traced arguments (not only on their shapes) cannot be a JAX operation; one that 
 the stand-ins takes `out_shape=` (a `jax.ShapeDtypeStruct`, a tuple of them, or a function
 of the arguments, arrays given as `ShapeDtypeStruct`s, returning that).
 """
-import inspect
 import itertools
 import threading
 from collections import OrderedDict
@@ -59,8 +58,8 @@ except ImportError as exc:  # pragma: no cover  (jax is an optional extra)
     raise ImportError("srcad.jax needs JAX: pip install srcad[jax]") from exc
 
 from srcad.api import vjp
+from srcad.bridge import Bridged
 from srcad.errors import SrcadError
-from srcad.source import _python_function, wrt_positions
 
 KEPT = 16  # tapes kept for backward rules that have not run yet
 
@@ -75,22 +74,16 @@ def function(f, wrt=None, jit=True, on_jit_error="warn", out_shape=None):
     return JaxFunction(f, wrt, jit, on_jit_error, out_shape)
 
 
-class JaxFunction:
+class JaxFunction(Bridged):
     """The function `srcad.jax.function` returns: call it like `f`, with JAX arrays."""
 
+    kind = "jax"
+
     def __init__(self, f, wrt, jit, on_jit_error, out_shape):
-        self.fn = _python_function(f)
-        self.signature = inspect.signature(self.fn)
-        self.params = tuple(self.signature.parameters)
-        self.wrt = None if wrt is None else wrt_positions(
-            wrt, self.params, f"srcad.jax.function({self.fn.__name__})")
-        self.jit, self.on_jit_error, self.out_shape = jit, on_jit_error, out_shape
+        super().__init__(f, wrt, jit, on_jit_error)
+        self.out_shape = out_shape
         self.shapes = {}  # Layout -> output ShapeDtypeStruct(s)
         self.tapes = _Tapes(KEPT)
-        self.__name__ = self.fn.__name__
-        self.__qualname__ = self.fn.__qualname__
-        self.__doc__ = self.fn.__doc__
-        self.__wrapped__ = self.fn
 
     def __call__(self, *args, **kwargs):
         args = self._bind(args, kwargs)
@@ -105,17 +98,6 @@ class JaxFunction:
                         tuple((v.shape, v.dtype) for v in values), self._wanted(floats))
         self.output(layout, values)
         return _operation(layout, *values)
-
-    def _bind(self, args, kwargs):
-        if not kwargs and len(args) == len(self.params):
-            return args
-        try:
-            bound = self.signature.bind(*args, **kwargs)
-        except TypeError as exc:
-            raise self._error(f"bad arguments: {exc}",
-                              f"call it as `{self.__name__}{self.signature}`") from None
-        bound.apply_defaults()
-        return tuple(bound.arguments.values())
 
     def _wanted(self, floats):
         """The positions differentiated: the float array inputs, or those in `wrt`."""
@@ -175,11 +157,6 @@ class JaxFunction:
                 "tuple), or a function of the arguments returning it") from exc
         return _structs(out)
 
-    def _error(self, message, hint):
-        return SrcadError(f"srcad.jax.function({self.__name__}): {message}", hint=hint)
-
-    def __repr__(self):
-        return f"<srcad.jax.function of {self.__name__}{self.signature}>"
 
 
 @dataclass(frozen=True, eq=True)

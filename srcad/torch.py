@@ -27,7 +27,6 @@ tensor for an array, a tuple of them for a tuple. The backward is itself not
 differentiable: a second derivative through it raises PyTorch's `once_differentiable`
 error.
 """
-import inspect
 
 import numpy as np
 
@@ -38,8 +37,7 @@ except ImportError as exc:  # pragma: no cover  (torch is an optional extra)
     raise ImportError("srcad.torch needs PyTorch: pip install srcad[torch]") from exc
 
 from srcad.api import vjp
-from srcad.errors import SrcadError
-from srcad.source import _python_function, wrt_positions
+from srcad.bridge import Bridged
 
 
 def function(f, wrt=None, jit=True, on_jit_error="warn"):
@@ -51,20 +49,10 @@ def function(f, wrt=None, jit=True, on_jit_error="warn"):
     return TorchFunction(f, wrt, jit, on_jit_error)
 
 
-class TorchFunction:
+class TorchFunction(Bridged):
     """The function `srcad.torch.function` returns: call it like `f`, with tensors."""
 
-    def __init__(self, f, wrt, jit, on_jit_error):
-        self.fn = _python_function(f)
-        self.signature = inspect.signature(self.fn)
-        self.params = tuple(self.signature.parameters)
-        self.wrt = None if wrt is None else wrt_positions(
-            wrt, self.params, f"srcad.torch.function({self.fn.__name__})")
-        self.jit, self.on_jit_error = jit, on_jit_error
-        self.__name__ = self.fn.__name__
-        self.__qualname__ = self.fn.__qualname__
-        self.__doc__ = self.fn.__doc__
-        self.__wrapped__ = self.fn
+    kind = "torch"
 
     def __call__(self, *args, **kwargs):
         args = self._bind(args, kwargs)
@@ -77,18 +65,6 @@ class TorchFunction:
             raise self._error("no float64 tensor argument to differentiate",
                               "pass the values to differentiate as float64 tensors")
         return _Sweeps.apply(self, positions, *args)
-
-    def _bind(self, args, kwargs):
-        """All arguments in order, defaults filled in (autograd takes no keywords)."""
-        if not kwargs and len(args) == len(self.params):
-            return args
-        try:
-            bound = self.signature.bind(*args, **kwargs)
-        except TypeError as exc:
-            raise self._error(f"bad arguments: {exc}",
-                              f"call it as `{self.__name__}{self.signature}`") from None
-        bound.apply_defaults()
-        return tuple(bound.arguments.values())
 
     def _wanted(self, args):
         """The positions in `wrt`, each checked to be a float64 tensor."""
@@ -119,11 +95,6 @@ class TorchFunction:
                               f"pass `{name}.double()` (or make float64 the default: "
                               "torch.set_default_dtype(torch.float64))")
 
-    def _error(self, message, hint):
-        return SrcadError(f"srcad.torch.function({self.__name__}): {message}", hint=hint)
-
-    def __repr__(self):
-        return f"<srcad.torch.function of {self.__name__}{self.signature}>"
 
 
 class _Sweeps(torch.autograd.Function):
