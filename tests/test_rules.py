@@ -400,6 +400,8 @@ NONDIFF_CASES = [
     *[Case(getattr(np, name), f"x * 0.0 + np.{name}(x)", {"x": -1.3}, label="scalar")
       for name in ("floor", "ceil", "trunc", "rint", "round", "sign")],
     Case(np.round, "np.sum(x * 0.0 + np.round(x, 1))", {"x": _X}, label="decimals"),
+    Case(np.around, "np.sum(x * 0.0 + np.around(x, 1) + np.floor_divide(x, 0.3))", {"x": _X},
+         label="decimals"),
     *[Case(getattr(np, name), f"np.sum(x * 0.0 + np.{name}(x))", {"x": _X})
       for name in ("isnan", "isinf", "isfinite")],
     Case(np.argmax, "np.sum(x * 0.0) + np.argmax(x)", {"x": _X}),
@@ -424,6 +426,7 @@ NONDIFF_CASES = [
     Case(np.ones_like, "np.sum(x * 0.0 + np.ones_like(x))", {"x": _X}),
     Case(np.empty_like, "np.sum(x * 0.0) + np.empty_like(x).shape[0]", {"x": _X}),
     Case(np.full, "np.sum(x * 0.0 + np.full(x.shape[0], 2.0))", {"x": _X}),
+    Case(np.full_like, "np.sum(x * 0.0 + np.full_like(x, 2.0))", {"x": _X}),
     Case(np.eye, "np.sum(x * 0.0 + np.eye(x.shape[0]))", {"x": _X}),
     Case(np.identity, "np.sum(x * 0.0 + np.identity(x.shape[0]))", {"x": _X}),
     Case(np.arange, "np.sum(x * 0.0 + np.arange(x.shape[0]))", {"x": _X}),
@@ -460,6 +463,8 @@ NONDIFF_CASES = [
 # arguments: a gradient through those arguments is silently zero.
 CONSTRUCTOR_VALUE_CASES = [
     Case(np.full, "np.sum(np.full(3, x) * c)", {"x": 0.7, "c": V3}, label="fill-value"),
+    Case(np.full_like, "np.sum(np.full_like(c, x) * c) + np.sum(np.mod(c, x))",
+         {"x": 0.7, "c": V3}, label="fill-value"),
     Case(np.linspace, "np.sum(np.linspace(x, y, 4) * c)", {"x": 0.3, "y": 1.7, "c": W},
          ("x", "y"), "start-stop"),
     Case(np.arange, "np.sum(np.arange(x, 4.0) * c)", {"x": 0.3, "c": W}, label="float-start"),

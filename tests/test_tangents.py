@@ -288,6 +288,7 @@ CASES = [
     # numpy, constructors with float arguments
     Case(np.full, {"shape": 3, "fill_value": 0.7}),
     Case(np.full, {"shape": (2, 3), "fill_value": -0.4}, "2d"),
+    Case(np.full_like, {"a": A23, "fill_value": -0.4}, "2d"),
     Case(np.linspace, {"start": 0.3, "stop": 1.7, "num": 4}),
     Case(np.linspace, {"start": 0.3, "stop": 1.7}, "default-num"),
     Case(np.linspace, {"start": 0.3, "stop": 1.7, "num": 1}, "one"),

@@ -294,6 +294,9 @@ operator(np.subtract, gast.Sub)
 operator(np.multiply, gast.Mult)
 operator(np.divide, gast.Div)
 operator(np.true_divide, gast.Div)
+operator(np.mod, gast.Mod)
+operator(np.remainder, gast.Mod)
+operator(np.floor_divide, gast.FloorDiv)
 
 
 @adjoint(np.abs, kind=ty.same, domain=(0.2, 2.0))
@@ -423,6 +426,7 @@ def float64(ans, x):
 
 nondiff(np.sign, np.floor, np.ceil, np.trunc, np.rint, kind=ty.same)
 nondiff(np.round, kind=ty.same, params=("ans", "x", "decimals"), defaults={"decimals": 0})
+nondiff(np.around, kind=ty.same, params=("ans", "x", "decimals"), defaults={"decimals": 0})
 nondiff(np.isnan, np.isinf, np.isfinite, np.logical_not, kind=ty.boolean)
 # comparisons and logic: values without gradients, as their operators are
 nondiff(np.less, np.less_equal, np.greater, np.greater_equal, np.equal, np.not_equal,

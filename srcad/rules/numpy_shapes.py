@@ -252,9 +252,20 @@ def full(ans, shape, fill_value, dtype=None):
     d[fill_value] += np.sum(d[ans])
 
 
+# like `a` (its shape and, unless given, its dtype), every element `fill_value`
+@adjoint(np.full_like, kind=ty.like, broadcast=False, sums=False)
+def full_like(ans, a, fill_value, dtype=None):
+    d[fill_value] += np.sum(d[ans])
+
+
 @tangent(np.full)
 def full_tangent(ans, shape, fill_value, dtype=None):
     t[ans] = np.full(shape, t[fill_value])
+
+
+@tangent(np.full_like)
+def full_like_tangent(ans, a, fill_value, dtype=None):
+    t[ans] = np.full_like(a, t[fill_value])
 
 
 @adjoint(np.linspace, kind=ty.linspace, broadcast=False, sums=False)
