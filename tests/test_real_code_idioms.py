@@ -224,7 +224,7 @@ def _build_up(b, u, k):
     b[1:-1] = k * (u[2:] - u[:-2]) + u[1:-1] ** 2  # fills its argument, returns nothing
 
 
-def _relax(p, b, n):
+def _relax_in_place(p, b, n):
     for _ in range(n):
         pn = p.copy()
         p[1:-1] = 0.5 * (pn[2:] + pn[:-2]) - 0.25 * b[1:-1]
@@ -235,7 +235,7 @@ def pressure_solve(u, k):
     p = np.zeros_like(u)
     for _ in range(3):
         _build_up(b, u, k)
-        _relax(p, b, 2)
+        _relax_in_place(p, b, 2)
         u = u - 0.1 * p
     return np.sum(u * u) + np.sum(p)
 
