@@ -39,6 +39,7 @@ class CheckAliases:
         ctx.materialize = set()
         self.views = views = self.closure(views)
         self.check_globals(views, augmented)
+        self.check_filled(views, fnode)
         for view, src, pos, loops, s in views:
             self.check(view, src, pos, loops, s)
         for name, a_pos, a_loops, s in augmented:
@@ -106,6 +107,23 @@ class CheckAliases:
                         pairs.add((v, v2))
                         changed = True
         return out
+
+    def check_filled(self, views, fnode):
+        """Refuse `fill(b, c)` (a helper filling `b`, see FillingHelpers) where `c` may
+        share `b`'s array: the helper would read through `c` the elements it writes."""
+        pairs = {(v, src) for v, src, *_ in views}
+        for s, _ in statements(fnode.body):
+            call = s.value if isinstance(s, gast.Assign) else None
+            if not (isinstance(call, gast.Call) and self.ctx.site(call).kind == "user"):
+                continue
+            filled = self.filled_argument(ir.dotted_text(call.func), call)
+            for a in call.args if filled is not None else ():
+                if isinstance(a, gast.Name) and a.id != filled and \
+                        ((a.id, filled) in pairs or (filled, a.id) in pairs):
+                    raise self.ctx.fsrc.error(
+                        f"`{ir.dotted_text(call.func)}` fills `{self.user_name(filled)}` and "
+                        f"also reads `{self.user_name(a.id)}`, which may share its array", s,
+                        f"pass a copy (`{self.user_name(a.id)}.copy()`)", UnsupportedError)
 
     def check_globals(self, views, augmented):
         """Refuse a write into a module-level array through another name (`a = W; a[0] =

@@ -2,7 +2,7 @@
 that array."""
 import gast
 
-from srcad.errors import SrcadError
+from srcad.errors import SrcadError, UnsupportedError
 from srcad.passes import ir
 from srcad.source import FunctionSource
 
@@ -57,12 +57,28 @@ class FillingHelpers:
         k = None if node is None else _filled_parameter(node)
         if k is None or k >= len(s.value.args) or not isinstance(s.value.args[k], gast.Name):
             return s
+        filled = s.value.args[k].id
+        others = [a for i, a in enumerate(s.value.args) if i != k] + \
+            [kw.value for kw in s.value.keywords]
+        if any(_names(a, filled) for a in others):
+            raise self.ctx.fsrc.error(
+                f"`{site.name}` fills its argument `{filled}` and also reads it through "
+                "another argument, which sees the writes as they happen", s,
+                f"pass a copy as the other argument (`{filled}.copy()`)", UnsupportedError)
         name = node.args.args[k].id
         if self.outputs.setdefault(fn, name) != name:
             return s
-        s.targets = [ir.name(s.value.args[k].id, store=True)]
+        s.targets = [ir.name(filled, store=True)]
         self.ctx.augmented.add(s)
         return s
+
+
+def _names(arg, name):
+    """Whether the argument expression `arg` is `name` or a view of it (`b`, `b[1:]`,
+    `b.T`): arithmetic (`b * 2.0`) makes a new array."""
+    while isinstance(arg, (gast.Subscript, gast.Attribute)):
+        arg = arg.value
+    return isinstance(arg, gast.Name) and arg.id == name
 
 
 def _source_of(fn):
