@@ -119,3 +119,15 @@ def assert_grad_close(got, want, rtol=1e-5, atol=1e-7):
         f"expected a float, got {type(got).__name__}"
     )
     np.testing.assert_allclose(float(got), float(want), rtol=rtol, atol=atol)
+
+
+def assert_value_and_grad(fn, make, wrt, jit, rel=1e-12):
+    """srcad's value of `fn` at the arguments `make()` returns (fresh each time) is the
+    function's own, within `rel` (0: exactly), and its gradient matches finite differences."""
+    import pytest
+
+    import srcad
+
+    value, grad = srcad.value_and_grad(fn, wrt=wrt, jit=jit)(*make())
+    assert value == pytest.approx(fn(*make()), rel=rel, abs=0.0)
+    assert_grad_close(grad, fd_grad(fn, make(), wrt))

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import srcad
-from tests.fd import assert_grad_close, fd_grad
+from tests.fd import assert_value_and_grad
 
 
 def weighted_by_position(x):
@@ -96,9 +96,7 @@ CASES = [
 @pytest.mark.parametrize("fn, make, wrt", CASES, ids=[f"{c[0].__name__}-{k}"
                                                       for k, c in enumerate(CASES)])
 def test_loops_over_enumerate_and_zip(fn, make, wrt, jit):
-    value, grad = srcad.value_and_grad(fn, wrt=wrt, jit=jit)(*make())
-    assert value == pytest.approx(fn(*make()), rel=1e-14)
-    assert_grad_close(grad, fd_grad(fn, make(), wrt))
+    assert_value_and_grad(fn, make, wrt, jit, rel=1e-14)
 
 
 def zip_strict(x, y):

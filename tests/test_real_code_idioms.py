@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import srcad
-from tests.fd import assert_grad_close, fd_grad
+from tests.fd import assert_grad_close, assert_value_and_grad, fd_grad
 
 
 def _energies(x, v):
@@ -60,9 +60,7 @@ CASES = [
 @pytest.mark.parametrize("jit", [False, True])
 @pytest.mark.parametrize("fn, make, wrt", CASES, ids=[c[0].__name__ for c in CASES])
 def test_gradients_match_finite_differences(fn, make, wrt, jit):
-    value, grad = srcad.value_and_grad(fn, wrt=wrt, jit=jit)(*make())
-    assert value == pytest.approx(fn(*make()), rel=1e-12)
-    assert_grad_close(grad, fd_grad(fn, make(), wrt))
+    assert_value_and_grad(fn, make, wrt, jit, rel=1e-12)
 
 
 def stacked_from_a_list_variable(a):
