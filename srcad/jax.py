@@ -2,10 +2,11 @@
 
 JAX sees the function as a `jax.custom_vjp` whose forward and backward are host calls
 (`jax.pure_callback`) into srcad's compiled sweeps, so it works under `jax.jit`,
-`jax.grad`, `jax.vjp` and `jax.vmap` (one call per batch element), and a loop that JAX
-would unroll or rewrite as `lax.scan` stays a compiled loop.
+`jax.grad`, `jax.vjp`, `jax.jacrev` and `jax.vmap` (one call per batch element), and a
+loop that JAX would unroll or rewrite as `lax.scan` stays a compiled loop.
+`srcad.jax.function(f, mode="forward")` is the same operation for forward mode instead.
 
-    >>> import jax, jax.numpy as jnp, srcad.jax
+    >>> import jax, jax.numpy as jnp, numpy as np, srcad.jax
     >>> jax.config.update("jax_enable_x64", True)
     >>> def energy(x, k):
     ...     e = 0.0
@@ -35,6 +36,32 @@ host call runs only the reverse sweep over that tape. A backward whose tape is g
 than `KEPT` forward sweeps have run since without a backward, or its output was
 recomputed by JAX elsewhere) runs the forward sweep again: the gradient is the same.
 
+**Forward mode.** `mode="forward"` makes the operation a `jax.custom_jvp` instead, whose
+rule is one host call of srcad's forward-mode sweep (`srcad.jvp`): `jax.jvp`,
+`jax.jacfwd` (one sweep per input direction) and `jax.linearize` work, under `jax.jit`
+and `jax.vmap` too. JAX does not let one operation serve both modes: it refuses `jax.jvp`
+of a `custom_vjp`, and takes reverse mode of a `custom_jvp` by transposing its rule's
+tangent computation, which a host call cannot be ("Pure callbacks do not support
+transpose"). A rule that multiplied the tangents by a Jacobian made on the host would
+transpose, but would cost a whole Jacobian per product. So the caller chooses by the
+derivatives the program takes: the default `mode="reverse"` for `jax.grad`, `vjp` and
+`jacrev`; `mode="forward"` for `jvp`, `jacfwd`, and Jacobians with fewer inputs than
+outputs. Both are first-order: JAX cannot differentiate a host call again, so
+`jax.hessian` through either fails (`srcad.hessian` and `srcad.hvp` give second
+derivatives outside JAX).
+
+    >>> def springs(x, k):
+    ...     f = np.zeros_like(x)
+    ...     for i in range(x.shape[0] - 1):
+    ...         f[i] += k * (x[i + 1] - x[i])
+    ...         f[i + 1] -= k * (x[i + 1] - x[i])
+    ...     return f
+    >>> forces = srcad.jax.function(springs, mode="forward", jit=False)
+    >>> jax.jit(jax.jacfwd(forces))(jnp.array([0.0, 1.0, 3.0]), 0.5)
+    Array([[-0.5,  0.5,  0. ],
+           [ 0.5, -1. ,  0.5],
+           [ 0. ,  0.5, -0.5]], dtype=float64)
+
 **Output shapes.** JAX needs the shape of a host call's result before it runs. The first
 trace for given argument shapes and constants runs the forward sweep once on the
 arguments when they are concrete, else on stand-ins (float arrays of ones, integer arrays
@@ -57,21 +84,23 @@ try:
 except ImportError as exc:  # pragma: no cover  (jax is an optional extra)
     raise ImportError("srcad.jax needs JAX: pip install srcad[jax]") from exc
 
-from srcad.api import vjp
+from srcad.api import jvp, vjp
 from srcad.bridge import Bridged
 from srcad.errors import SrcadError
 
 KEPT = 16  # tapes kept for backward rules that have not run yet
+MODES = ("reverse", "forward")
 
 
-def function(f, wrt=None, jit=True, on_jit_error="warn", out_shape=None):
-    """`f` as a JAX function whose derivative is srcad's compiled reverse sweep.
+def function(f, wrt=None, jit=True, on_jit_error="warn", out_shape=None, mode="reverse"):
+    """`f` as a JAX function whose derivative is srcad's compiled reverse sweep, or with
+    `mode="forward"` its compiled forward-mode sweep (see the module's docstring).
 
     `wrt` (a position, a parameter name or a tuple of them) names the arrays that get
-    gradients; None means every float array argument. `out_shape` is only needed when the
-    output shape cannot be learnt by running `f` (see the module's docstring). `jit` and
-    `on_jit_error` are as for `srcad.grad`."""
-    return JaxFunction(f, wrt, jit, on_jit_error, out_shape)
+    gradients (or whose tangents count, in forward mode); None means every float array
+    argument. `out_shape` is only needed when the output shape cannot be learnt by running
+    `f` (see the module's docstring). `jit` and `on_jit_error` are as for `srcad.grad`."""
+    return JaxFunction(f, wrt, jit, on_jit_error, out_shape, mode)
 
 
 class JaxFunction(Bridged):
@@ -79,8 +108,13 @@ class JaxFunction(Bridged):
 
     kind = "jax"
 
-    def __init__(self, f, wrt, jit, on_jit_error, out_shape):
+    def __init__(self, f, wrt, jit, on_jit_error, out_shape, mode="reverse"):
         super().__init__(f, wrt, jit, on_jit_error)
+        if mode not in MODES:
+            raise self._error(f"mode={mode!r} is not a mode",
+                              'pass mode="reverse" (jax.grad, vjp, jacrev) or mode="forward" '
+                              "(jax.jvp, jacfwd, linearize)")
+        self.mode = mode
         self.out_shape = out_shape
         self.shapes = {}  # Layout -> output ShapeDtypeStruct(s)
         self.tapes = _Tapes(KEPT)
@@ -97,7 +131,8 @@ class JaxFunction(Bridged):
                                             if i not in inputs),
                         tuple((v.shape, v.dtype) for v in values), self._wanted(floats))
         self.output(layout, values)
-        return _operation(layout, *values)
+        operation = _vjp_operation if self.mode == "reverse" else _jvp_operation
+        return operation(layout, *values)
 
     def _wanted(self, floats):
         """The positions differentiated: the float array inputs, or those in `wrt`."""
@@ -146,7 +181,7 @@ class JaxFunction(Bridged):
         else:
             arrays = [np.asarray(v) for v in values]
         try:
-            out, _ = layout.vjp(arrays)
+            out = layout.value(arrays)
         except SrcadError:
             raise
         except Exception as exc:
@@ -184,17 +219,42 @@ class Layout:
         return vjp(b.fn, *self.arguments(map(np.asarray, values)), wrt=self.wrt, jit=b.jit,
                    on_jit_error=b.on_jit_error)
 
+    def jvp(self, values, tangents):
+        """(out, output tangent) of srcad's forward-mode sweep on these input values and
+        the tangents of the differentiated ones."""
+        b = self.bridge
+        return jvp(b.fn, self.arguments(map(np.asarray, values)),
+                   tuple(map(np.asarray, tangents)), wrt=self.wrt, jit=b.jit,
+                   on_jit_error=b.on_jit_error)
+
+    def value(self, values):
+        """`f` on these input values, by the sweep of the bridge's mode, so that one
+        generated module serves the operation: reverse mode's forward sweep, or the
+        forward-mode sweep with zero tangents."""
+        if self.bridge.mode == "reverse":
+            return self.vjp(values)[0]
+        zeros = [np.zeros(self.shapes[self.inputs.index(i)][0]) for i in self.wrt]
+        return self.jvp(values, zeros)[0]
+
     @property
     def out(self):
         return self.bridge.shapes[self]
 
 
-@partial(jax.custom_vjp, nondiff_argnums=(0,))
-def _operation(layout, *values):
+def _primal(layout, values):
+    """The operation's value: one host call of the sweep that `layout.value` runs."""
     def primal(*arrays):
-        return _numpy_out(layout.vjp(arrays)[0], layout.out)
+        return _numpy_out(layout.value(arrays), layout.out)
 
     return jax.pure_callback(primal, layout.out, *values, vmap_method="sequential")
+
+
+# --- reverse mode: a custom_vjp whose backward is the reverse sweep over a kept tape ---
+
+
+@partial(jax.custom_vjp, nondiff_argnums=(0,))
+def _vjp_operation(layout, *values):
+    return _primal(layout, values)
 
 
 def _forward(layout, *values):
@@ -224,7 +284,33 @@ def _backward(layout, residuals, cotangent):
     return tuple(next(grads) if k in wanted else None for k in range(len(values)))
 
 
-_operation.defvjp(_forward, _backward)
+_vjp_operation.defvjp(_forward, _backward)
+
+
+# --- forward mode: a custom_jvp whose rule is the forward-mode sweep -------------------
+
+
+@partial(jax.custom_jvp, nondiff_argnums=(0,))
+def _jvp_operation(layout, *values):
+    return _primal(layout, values)
+
+
+@_jvp_operation.defjvp
+def _jvp_rule(layout, values, tangents):
+    """The output's tangent by one forward-mode sweep, on the tangents of the inputs in
+    `wrt` (the others, integer inputs among them, count as zero). The value is the
+    operation's own host call, not the sweep's: it must not depend on the tangents, so
+    that JAX knows it before the tangents (`jax.linearize`; under `jax.jit`, XLA drops
+    whichever of the two calls is not used)."""
+    wanted = [tangents[layout.inputs.index(i)] for i in layout.wrt]
+    n = len(values)
+
+    def sweep(*arrays):
+        return _numpy_out(layout.jvp(arrays[:n], arrays[n:])[1], layout.out)
+
+    tangent = jax.pure_callback(sweep, layout.out, *values, *wanted,
+                                vmap_method="sequential")
+    return _jvp_operation(layout, *values), tangent
 
 
 class _Tapes:

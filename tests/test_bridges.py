@@ -1,6 +1,8 @@
 """The PyTorch and JAX bridges: gradients checked by `torch.autograd.gradcheck` and
 against `jax.grad` of the same function where JAX can trace it, under `jax.jit`, with the
-forward sweep's tape reused by the backward, and the refusals.
+forward sweep's tape reused by the backward, and the refusals. The JAX bridge's forward
+mode is checked against `jax.jvp` and `jax.jacfwd` where JAX can trace the function, and
+against finite differences where it cannot.
 
 Most cases run the plain-Python sweeps (jit=False); one case per framework compiles."""
 import math
@@ -61,6 +63,16 @@ def chain(x, c, n):
     return s
 
 
+def springs(x, k):
+    """Element writes in a loop, which JAX cannot trace: the forces of a chain of springs."""
+    f = np.zeros_like(x)
+    for i in range(x.shape[0] - 1):
+        stretch = x[i + 1] - x[i]
+        f[i] += k * stretch * (1.0 + stretch * stretch)
+        f[i + 1] -= k * stretch * (1.0 + stretch * stretch)
+    return f
+
+
 def shifted_log(x):
     """Defined only for x[0] > 1: fails on the stand-in ones."""
     return math.log(x[0] - 1.0) * x[1]
@@ -70,17 +82,28 @@ def tensor(values, grad=True):
     return torch.tensor(values, dtype=torch.float64, requires_grad=grad)
 
 
-def count_forward_sweeps(monkeypatch, module):
-    """A list that grows by one for each forward sweep `module` runs."""
+def count_forward_sweeps(monkeypatch, module, entry="vjp"):
+    """A list that grows by one for each forward sweep `module` runs through its `entry`
+    (`vjp`, or `jvp` for forward mode): the arguments of that call."""
     calls = []
-    original = module.vjp
+    original = getattr(module, entry)
 
     def counted(*args, **kwargs):
-        calls.append(1)
+        calls.append(args)
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(module, "vjp", counted)
+    monkeypatch.setattr(module, entry, counted)
     return calls
+
+
+def central_difference(f, args, direction, position=0, h=1e-6):
+    """(f(x + h v) - f(x - h v)) / 2h for x = args[position] and v = `direction`."""
+    def at(step):
+        moved = list(args)
+        moved[position] = np.asarray(args[position]) + step * np.asarray(direction)
+        return np.asarray(f(*moved))
+
+    return (at(h) - at(-h)) / (2 * h)
 
 
 RNG = np.random.default_rng(0)
@@ -250,6 +273,88 @@ def test_jax_refusals():
         jax.config.update("jax_enable_x64", True)
     with pytest.raises(srcad.SrcadError, match="`n` in `wrt` is not a float array"):
         srcad.jax.function(chain, wrt="n", jit=False)(x, 0.7, 3)
+
+
+# --- JAX, forward mode -----------------------------------------------------------------
+
+
+def test_jax_forward_jvp_of_loop_with_branch_matches_jax():
+    f = srcad.jax.function(damped, mode="forward", jit=False)
+    xs = jnp.linspace(-1.0, 1.5, 9)
+    primals, tangents = (0.3, xs, 2.0), (0.7, jnp.cos(xs), 0.5)
+    value, tangent = jax.jvp(f, primals, tangents)
+    want_value, want_tangent = jax.jvp(damped_jax, primals, tangents)
+    assert value == pytest.approx(float(want_value), rel=1e-12)
+    assert tangent == pytest.approx(float(want_tangent), rel=1e-10)
+
+
+def test_jax_forward_jacfwd_under_jit_is_one_sweep_per_direction(monkeypatch):
+    f = srcad.jax.function(layer, mode="forward", jit=False)
+    a, x, b = map(jnp.asarray, (A, X, B))
+    step = jax.jit(jax.jacfwd(f, argnums=(0, 1, 2)))
+    want = jax.jacfwd(lambda a, x, b: jnp.tanh(a @ x + b), argnums=(0, 1, 2))(a, x, b)
+    step(a, x, b)  # traced and compiled
+    sweeps = count_forward_sweeps(monkeypatch, srcad.jax, "jvp")
+    jac = step(a, x, b)
+    assert len(sweeps) == A.size + X.size + B.size  # the value, not asked for, is not run
+    for g, w in zip(jac, want):
+        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-15)
+
+
+def test_jax_forward_compiled_matches_finite_differences_under_jit():
+    f = srcad.jax.function(springs, mode="forward")
+    x = jnp.asarray(np.cumsum(np.linspace(0.5, 1.5, 6)))
+    v = jnp.asarray(RNG.standard_normal(6))
+    value, tangent = jax.jit(lambda x, v: jax.jvp(lambda x: f(x, 0.8), (x,), (v,)))(x, v)
+    np.testing.assert_allclose(value, springs(np.asarray(x), 0.8), rtol=1e-14)
+    np.testing.assert_allclose(tangent, central_difference(springs, (x, 0.8), v),
+                               rtol=1e-6, atol=1e-8)
+    jac = jax.jit(jax.jacfwd(f))(x, 0.8)
+    for k in range(6):
+        np.testing.assert_allclose(jac[:, k], central_difference(springs, (x, 0.8), np.eye(6)[k]),
+                                   rtol=1e-6, atol=1e-8)
+    _, linear = jax.linearize(lambda x: f(x, 0.8), x)
+    np.testing.assert_allclose(linear(v), tangent, rtol=1e-14)
+
+
+def test_jax_forward_tuple_output_vmap_and_wrt():
+    a, x, b = map(jnp.asarray, (A, X, B))
+    f = srcad.jax.function(pair, mode="forward", jit=False)
+    tangents = (jnp.ones_like(a), jnp.cos(x), jnp.sin(b))
+    got = jax.jvp(f, (a, x, b), tangents)
+    want = jax.jvp(lambda a, x, b: (jnp.tanh(a @ x + b), x @ x), (a, x, b), tangents)
+    for g, w in zip(jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)):
+        np.testing.assert_allclose(g, w, rtol=1e-12)
+    xs = jnp.stack([x, 2.0 * x, -x])
+    batched = jax.vmap(lambda x: jax.jvp(lambda x: f(a, x, b)[0], (x,), (x,))[1])(xs)
+    np.testing.assert_allclose(batched, (1.0 - np.tanh(xs @ A.T + B) ** 2) * (xs @ A.T),
+                               rtol=1e-12)
+    # wrt="x": the tangents of A and b count as zero, as their gradients would be
+    only_x = srcad.jax.function(layer, wrt="x", mode="forward", jit=False)
+    _, tangent = jax.jvp(only_x, (a, x, b), tangents)
+    np.testing.assert_allclose(tangent, (1.0 - np.tanh(A @ X + B) ** 2) * (A @ np.cos(X)),
+                               rtol=1e-12)
+
+
+def test_jax_forward_with_an_integer_input_under_jit():
+    f = srcad.jax.function(chain, mode="forward", jit=False)
+    x = jnp.asarray(X)
+    got = jax.jit(jax.jacfwd(f, argnums=(0, 1)))(x, 0.7, 3)  # n traced: an integer input
+    want = jax.jacfwd(chain, argnums=(0, 1))(x, 0.7, 3)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-12)
+
+
+def test_jax_each_mode_leaves_the_other_to_jax_s_refusal():
+    x = jnp.asarray(X)
+    reverse = srcad.jax.function(chain, jit=False)
+    forward = srcad.jax.function(chain, mode="forward", jit=False)
+    with pytest.raises(TypeError, match="forward-mode autodiff"):
+        jax.jvp(lambda x: reverse(x, 0.7, 3), (x,), (x,))
+    with pytest.raises(ValueError, match="do not support transpose"):
+        jax.grad(forward)(x, 0.7, 3)
+    with pytest.raises(srcad.SrcadError, match=r"mode='both' is not a mode(?s:.*)mode=\"forward\""):
+        srcad.jax.function(chain, mode="both")
 
 
 # --- Both --------------------------------------------------------------------------------
