@@ -604,6 +604,40 @@ def _params(cases):
         n = ids[case.id] = ids.get(case.id, 0) + 1
         out.append(pytest.param(case, id=case.id if n == 1 else f"{case.id}-{n}"))
     return out
+# numpy_arrangements: the rules its domains do not reach (tuple-valued calls and their
+# items, np.select's lists) and its values without gradients (more forms in
+# tests/test_rules_arrangements.py)
+DIFF_CASES += [
+    *[Case(fn, "a, b = np.split(x, 2)\nreturn np.sum(a * b) + np.sum(np.sin(a))",
+           {"x": V6}, label="halves") for fn in (np.split, rt.split_head, rt.split_tail)],
+    *[Case(fn, "a, b = np.array_split(x, 2, axis=1)\nreturn np.sum(a ** 2) - np.sum(np.sin(b))",
+           {"x": A23}, label="axis1") for fn in (np.array_split, rt.array_split_head,
+                                                 rt.array_split_tail)],
+    *[Case(fn, "gx, gy = np.meshgrid(x, y)\nreturn np.sum(np.sin(gx * gy + gx))",
+           {"x": V3, "y": W}, ("x", "y"), "xy") for fn in (np.meshgrid, rt.meshgrid_x,
+                                                           rt.meshgrid_y)],
+    Case(np.select, "np.sum(np.select([x < -0.5, x > 1.0], [x * x, np.sin(x)], d) * c)",
+         {"x": vec(-2.0, 2.0), "d": 0.3, "c": W}, ("x", "d"), "two"),
+]
+
+NONDIFF_CASES += [
+    Case(np.allclose, "np.sum(x * 0.0) + np.allclose(x, y)", {"x": _X, "y": _X + 1e-9},
+         ("x", "y")),
+    Case(np.isclose, "np.sum(x * 0.0 + np.isclose(x, y))", {"x": _X, "y": _X[::-1].copy()},
+         ("x", "y")),
+    Case(np.array_equal, "np.sum(x * 0.0) + np.array_equal(x, y)", {"x": _X, "y": _X},
+         ("x", "y")),
+    Case(np.argwhere, "np.sum(x * 0.0) + np.sum(np.argwhere(x > 0.0))", {"x": _X}),
+    Case(np.flatnonzero, "np.sum(x * 0.0) + np.sum(np.flatnonzero(x > 0.0))", {"x": _X}),
+    Case(np.argpartition, "np.sum(x * 0.0 + np.argpartition(x, 1))", {"x": _X}),
+    Case(rt.partition_order, "np.sum(x * 0.0 + rt.partition_order(x, 1))", {"x": _X}),
+    Case(np.fix, "np.sum(x * 0.0 + np.fix(x))", {"x": _X}),
+    *[Case(fn, f"np.sum(x * 0.0 + np.{fn.__name__}(x / (x - x[0])))", {"x": _X})
+      for fn in (np.isneginf, np.isposinf, np.isreal, np.iscomplex)],
+    *[Case(fn, f"np.sum(x * 0.0) + np.{fn.__name__}(x)", {"x": _X})
+      for fn in (np.iscomplexobj, np.isscalar, np.ndim, np.size)],
+]
+
 
 
 def _args(case):

@@ -476,6 +476,26 @@ NUMBA_IDS |= {
 def _t_param(node):
     """`p` for a `t[p]` node, else None."""
     if (isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name)
+# numpy_arrangements: the rules its domains do not reach (the items of tuple-valued calls,
+# np.select's stacked lists)
+_CONDITIONS = np.array([[True, False, False, True], [False, True, False, True]])
+
+CASES += [
+    *[Case(fn, {"ary": V6, "indices_or_sections": 2}, "halves")
+      for fn in (rt.split_head, rt.split_tail)],
+    *[Case(fn, {"ary": A23, "indices_or_sections": (1,), "axis": 1}, "index-axis1")
+      for fn in (rt.split_head, rt.split_tail)],
+    *[Case(fn, {"ary": A23, "indices_or_sections": 2, "axis": 1}, "axis1")
+      for fn in (rt.array_split_head, rt.array_split_tail)],
+    *[Case(fn, {"x": V3, "y": W}, "xy") for fn in (rt.meshgrid_x, rt.meshgrid_y)],
+    *[Case(fn, {"x": V3, "y": W, "z": None, "indexing": "ij"}, "ij")
+      for fn in (rt.meshgrid_x, rt.meshgrid_y)],
+    Case(np.select, {"x": _CONDITIONS, "y": np.vstack([W, vec(-1.0, 1.0)]), "default": 0.3},
+         "two"),
+    Case(np.select, {"x": _CONDITIONS, "y": np.vstack([W, vec(-1.0, 1.0)]),
+                     "default": vec(0.0, 2.0)}, "array-default"),
+]
+
             and node.value.id == "t" and isinstance(node.slice, gast.Name)):
         return node.slice.id
     return None

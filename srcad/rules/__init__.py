@@ -1,9 +1,11 @@
 """Derivative rules, one module per namespace; importing this package registers them all."""
 from srcad.rules import (  # noqa: F401
     builtins,
+    einsum,
     linalg,
     math,
     numpy,
+    numpy_arrangements,
     numpy_more,
     numpy_reductions,
     numpy_shapes,

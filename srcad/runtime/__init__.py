@@ -4,6 +4,48 @@ compiled (through `numba.extending.overload`) when the sweeps run under Numba.
 Each module holds one family of helpers; this package gives all of them as `rt.<name>`.
 """
 # ruff: noqa: F401  (every name here is imported to be `rt.<name>`)
+from srcad.runtime.arrangements import (
+    append_head,
+    append_tail,
+    argpartition,
+    array_split_head,
+    array_split_tail,
+    diagonal,
+    diagonal_adjoint,
+    fix,
+    gradient,
+    gradient_adjoint,
+    isclose,
+    meshgrid_adjoint,
+    meshgrid_x,
+    meshgrid_y,
+    nancumprod,
+    nancumsum,
+    nanprod,
+    nanstd,
+    nanvar,
+    ndim,
+    pad,
+    pad_adjoint,
+    pad_fill_adjoint,
+    partition,
+    partition_order,
+    polyval,
+    polyval_dp,
+    rollaxis,
+    rollaxis_adjoint,
+    rot90,
+    select_choice,
+    select_choice_ddefault,
+    select_choice_dy,
+    split_adjoint,
+    split_head,
+    split_tail,
+    trapezoid,
+    trapezoid_dx,
+    trapezoid_dy,
+    vdot,
+)
 from srcad.runtime.arrays import (
     astype,
     diag_adjoint,
@@ -54,6 +96,7 @@ from srcad.runtime.elementwise import (
     select,
     unbroadcast,
     within,
+from srcad.runtime.einsum import einsum, einsum_grad
 )
 from srcad.runtime.failures import fail, show
 from srcad.runtime.indexing import (
