@@ -98,6 +98,8 @@ class Program:
         self.frozen = {}  # id(global array) -> (the array, its name in the module)
         self.global_names = {}  # name in the module of a global array -> the user's name
         self.outputs = {}  # function -> the parameter it writes its result into (`out=`)
+        # (function, argument kinds) -> whether it may return (a view of) an argument
+        self.returns_argument = {}
 
     def external(self, obj, stem):
         """The module-level name under which the generated module calls `obj`."""

@@ -203,28 +203,17 @@ class CheckAliases:
         return arg.id if isinstance(arg, gast.Name) else None
 
     def returns_argument(self, text, call):
-        """Whether the user's function may return (a view of) one of its array arguments."""
+        """Whether the user's function may return (a view of) one of its array arguments.
+        Decided once per function and argument kinds, for the whole program: a chain of
+        helpers, each asking of the next, is then walked once, not once per path."""
         kinds = tuple(self.ctx.kinds[a.id] if isinstance(a, gast.Name) else
                       self.ctx.const_kind(a) for a in call.args)
-        callee = self.ctx.program.specialize(self.ctx.user_functions[text], kinds,
-                                             self.stmt, self.ctx.fsrc)
-        inner = CheckAliases.__new__(CheckAliases)
-        inner.ctx = callee
-        params = [a.id for a in callee.fnode.args.args]
-        shared = {p for p in params if _holds_arrays(callee.kinds.get(p))}
-        for _ in range(10):
-            for s, _ in statements(callee.fnode.body):
-                if isinstance(s, gast.Assign) and not isinstance(s.targets[0], gast.Subscript):
-                    inner.stmt = s
-                    if inner.sources(s.value) & shared:
-                        shared |= {n.id for n in gast.walk(s.targets[0])
-                                   if isinstance(n, gast.Name)}
-        last = callee.fnode.body[-1] if callee.fnode.body else None
-        if not isinstance(last, gast.Return) or last.value is None:
-            return False  # returns nothing (None): ReverseAD refuses it if it is used
-        ret = last.value
-        outs = ret.elts if isinstance(ret, gast.Tuple) else [ret]
-        return any(isinstance(o, gast.Name) and o.id in shared for o in outs)
+        fn = self.ctx.user_functions[text]
+        known = self.ctx.program.returns_argument
+        if (fn, kinds) not in known:
+            callee = self.ctx.program.specialize(fn, kinds, self.stmt, self.ctx.fsrc)
+            known[fn, kinds] = _returns_argument(callee)
+        return known[fn, kinds]
 
     def check(self, view, src, pos, loops, s):
         for w_pos, w_loops, w in self.writes.get(view, []):  # a write through the view
@@ -316,3 +305,33 @@ def _reads(s):
         nodes = []
     return {n.id for node in nodes for n in gast.walk(node)
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+
+
+def _returns_argument(callee):
+    """Whether the specialized function `callee` (its analysis context) may return (a view
+    of) one of its array arguments: the names that may share an argument's memory,
+    followed through its assignments to a fixed point."""
+    inner = CheckAliases.__new__(CheckAliases)
+    inner.ctx = callee
+    params = [a.id for a in callee.fnode.args.args]
+    shared = {p for p in params if _holds_arrays(callee.kinds.get(p))}
+    assigns = [s for s, _ in statements(callee.fnode.body) if isinstance(s, gast.Assign)
+               and not isinstance(s.targets[0], gast.Subscript)]
+    sources = {}
+    for s in assigns:
+        inner.stmt = s
+        sources[s] = inner.sources(s.value)
+    grown = True
+    while grown:
+        grown = False
+        for s in assigns:
+            if sources[s] & shared:
+                names = {n.id for n in gast.walk(s.targets[0]) if isinstance(n, gast.Name)}
+                grown |= not names <= shared
+                shared |= names
+    last = callee.fnode.body[-1] if callee.fnode.body else None
+    if not isinstance(last, gast.Return) or last.value is None:
+        return False  # returns nothing (None): ReverseAD refuses it if it is used
+    ret = last.value
+    outs = ret.elts if isinstance(ret, gast.Tuple) else [ret]
+    return any(isinstance(o, gast.Name) and o.id in shared for o in outs)
