@@ -15,6 +15,7 @@ never a silently different program.
 y = b * (-2.0) ** 2
 """
 import ast
+import cmath
 import math
 import re
 
@@ -82,7 +83,8 @@ def emit(nodes):
 
 class _AsParsed(ast.NodeTransformer):
     """Number constants as Python's parser builds them: no negative constants (a unary
-    minus applied to a positive one) and no NaN constant (`inf - inf`). The text of each
+    minus applied to a positive one), no NaN constant (`inf - inf`), and complex constants
+    only of the form `2.5j` (others are `complex(re, im)`). The text of each
     comment moves to `comments`, its call keeping the index (one short line to print)."""
 
     def __init__(self):
@@ -105,6 +107,12 @@ class _AsParsed(ast.NodeTransformer):
                 (v < 0 or (isinstance(v, float) and math.copysign(1.0, v) < 0)):
             return ast.copy_location(ast.UnaryOp(op=ast.USub(), operand=ast.copy_location(
                 ast.Constant(value=-v), node)), node)
+        if isinstance(v, complex) and (v.real != 0.0 or math.copysign(1.0, v.imag) < 0
+                                       or not cmath.isfinite(v)):
+            return self.visit(ast.copy_location(ast.Call(  # `complex(re, im)`
+                func=ast.Name(id="complex", ctx=ast.Load()),
+                args=[ast.Constant(value=v.real), ast.Constant(value=v.imag)],
+                keywords=[]), node))
         return node
 
 

@@ -218,19 +218,24 @@ def _global(fn):
 
 def _canonical(value):
     """An argument as srcad computes with it: float arrays as float64 (float32 and float16
-    are widened), 0-d arrays and NumPy float scalars as Python scalars."""
+    are widened) and complex arrays as complex128, 0-d arrays and NumPy float and complex
+    scalars as Python scalars."""
     if type(value) is tuple:
         return tuple(map(_canonical, value))
     if type(value) is list:
         listed = ListArgument.of(value)
         return value if listed is None else listed
-    if isinstance(value, np.ndarray) and value.dtype.kind in "biuf":
+    if isinstance(value, np.ndarray) and value.dtype.kind in "biufc":
         if value.ndim == 0:
             return value.item()
         if value.dtype.kind == "f" and value.dtype != np.float64:
             return value.astype(np.float64)
+        if value.dtype.kind == "c" and value.dtype != np.complex128:
+            return value.astype(np.complex128)
     elif isinstance(value, np.floating):
         return float(value)
+    elif isinstance(value, np.complexfloating):
+        return complex(value)
     return value
 
 
@@ -240,11 +245,6 @@ def _refusal(name, value):
         k = next(k for k, v in enumerate(value) if of_value(v) is None)
         return _refusal(f"{name}[{k}]", value[k])
     hint = "pass floats, ints, bools, NumPy arrays of them, or tuples of those"
-    if isinstance(value, (complex, np.complexfloating)) or getattr(value, "dtype", None) is not \
-            None and np.dtype(value.dtype).kind == "c":
-        return (f"argument `{name}` is complex; srcad differentiates real-valued code only",
-                f"split it into its real and imaginary parts, two float arguments "
-                f"({name}.real and {name}.imag), and write the function in terms of them")
     if isinstance(value, np.ndarray):
         what = "an object array" if value.dtype == object else f"an array of {value.dtype}"
         hint = f"pass a float array, e.g. np.asarray({name}, dtype=float)"
@@ -267,13 +267,31 @@ def _a(noun):
 def _plain(value):
     if type(value) is float:
         return value
+    if np.ndim(value) == 0 and np.iscomplexobj(value):
+        return complex(value)
     return float(value) if np.ndim(value) == 0 and not isinstance(value, (int, bool)) else value
 
 
+def refuse_complex(g, args, what, out=None):
+    """A SrcadError for a Jacobian or Hessian (`what`) of a function of complex `wrt`
+    arguments, or with a complex output `out`: only gradients and vector products
+    (grad, vjp, jvp) take complex values."""
+    names = [g.params[i] for i in g.positions if np.iscomplexobj(args[i])]
+    if names or np.iscomplexobj(out):
+        which = f"argument `{names[0]}` is" if names else "output is"
+        raise g._error(f"the {what} of a function whose {which} complex is not supported",
+                       "srcad.grad, srcad.vjp and srcad.jvp take complex values (JAX's "
+                       "convention); for this, pass the real and imaginary parts as float "
+                       "arguments, or return them as floats")
+
+
 def _like(g, arg):
+    """A gradient as the argument it belongs to: a float64 array or float, complex for a
+    complex argument."""
     if isinstance(arg, np.ndarray):
-        return np.asarray(g, dtype=np.float64).reshape(arg.shape)
-    return float(g)
+        dtype = np.complex128 if arg.dtype.kind == "c" else np.float64
+        return np.asarray(g, dtype=dtype).reshape(arg.shape)
+    return complex(g) if isinstance(arg, complex) else float(g)
 
 
 def _decorator(with_value):
@@ -417,6 +435,9 @@ def jvp(f, primals, tangents, wrt=None, out=None, jit=True, on_jit_error="warn")
 
 
 def _like_out(t, out):
+    if np.iscomplexobj(out):
+        return complex(t) if np.ndim(out) == 0 else \
+            np.asarray(t, dtype=np.complex128).reshape(np.shape(out))
     if type(out) is float:
         return float(t)
     if np.ndim(out) == 0:
@@ -427,7 +448,9 @@ def _like_out(t, out):
 def _copy_out(out):
     if isinstance(out, tuple):
         return tuple(_copy_out(o) for o in out)
-    return np.array(out, dtype=np.float64) if isinstance(out, np.ndarray) else out
+    if isinstance(out, np.ndarray):
+        return np.array(out, dtype=np.complex128 if out.dtype.kind == "c" else np.float64)
+    return out
 
 
 def _cotangent_like(cot, out, g, what="cotangent", of="the output"):
@@ -443,11 +466,12 @@ def _cotangent_like(cot, out, g, what="cotangent", of="the output"):
             raise g._error(f"{of} is a tuple of {len(out)}; pass a tuple of as many "
                            f"{what}s")
         return tuple(_cotangent_like(c, o, g, what, of) for c, o in zip(cot, out))
+    complex_out = np.iscomplexobj(out)
     if np.ndim(out) == 0:
         if np.ndim(cot) != 0:
             raise g._error(f"{of} is a scalar; the {what} has shape {np.shape(cot)}")
-        return float(cot)
-    cot = np.asarray(cot, dtype=np.float64)
+        return complex(cot) if complex_out else float(cot)
+    cot = np.asarray(cot, dtype=np.complex128 if complex_out else np.float64)
     if cot.shape != np.shape(out):
         raise g._error(f"the {what} has shape {cot.shape}; {of} has shape {np.shape(out)}")
     return np.ascontiguousarray(cot)

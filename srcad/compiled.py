@@ -8,6 +8,7 @@ import numpy as np
 from codegen.jit import compile_failure, compile_module
 from codegen.module import cached_source, load_module, module_name
 from srcad import progress
+from srcad import runtime as rt
 from srcad.errors import SrcadError, SrcadWarning
 
 
@@ -100,7 +101,11 @@ class Compiled:
         self.warm = set()  # the sweeps that have run once (Numba compiles on a first run)
         self._plain = None
         self._lines = None  # line of the module -> (FunctionSource, line of the user's file)
-        if jit:
+        missing = rt.missing_extension(str(source)) if jit else None
+        if missing:
+            self.module = None
+            self.fall_back(None, SrcadError(missing))
+        elif jit:
             module = load_module(source, self.top.name, variant="_jit", warning=SrcadWarning)
             for name, (fn, jitted) in externals.items():
                 setattr(module, name, jitted)

@@ -44,6 +44,8 @@ class Context:
     user_functions: dict = field(default_factory=dict)  # helper name -> function
     custom_calls: dict = field(default_factory=dict)  # name -> (fn, its defvjp rule's name)
     custom_tangents: dict = field(default_factory=dict)  # name -> its defjvp rule's name
+    # ToANF
+    chained_writes: dict = field(default_factory=dict)  # `a[i, j] = v` of `a[i][j] = v` -> 1
     # RecordControl
     flags: set = field(default_factory=set)  # branch flags recorded for the reverse sweep
     loops: dict = field(default_factory=dict)  # loop -> its trip-count record

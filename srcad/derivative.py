@@ -200,8 +200,13 @@ class _Keyed:
 
 def _check_output(top):
     rk = top.return_kind
+    ret = top.ctx.fnode.body[-1]
+    if isinstance(rk, Kind) and rk.ndim == 0 and rk.is_complex:
+        raise top.ctx.fsrc.error(
+            f"`grad` needs a real output, but `{top.name}` returns a complex number", ret,
+            "return a real number made of it (`abs(z) ** 2`, `z.real`), or use srcad.vjp "
+            "with a complex cotangent")
     if not (isinstance(rk, Kind) and rk.ndim == 0 and rk.dtype != "b"):
-        ret = top.ctx.fnode.body[-1]
         raise top.ctx.fsrc.error(
             f"`grad` needs a scalar output, but `{top.name}` returns a {rk}", ret,
             "for arrays or tuples use srcad.vjp (one cotangent per output) or "

@@ -11,7 +11,7 @@ import weakref
 import numpy as np
 
 from srcad import derivative as derivatives
-from srcad.api import GradFunction, _cotangent_like
+from srcad.api import GradFunction, _cotangent_like, refuse_complex
 from srcad.errors import NoRuleError
 from srcad.jacobians import MadeFunction, unit_directions
 
@@ -96,6 +96,7 @@ def hvp(f, primals, vector, wrt=0, jit=True, on_jit_error="warn"):
     """
     first, so = second_order(f, wrt, jit, on_jit_error)
     args = first._bind(tuple(primals), {})
+    refuse_complex(first, args, "Hessian")
     return so.hvp(first, args, so.directions(first, args, vector))
 
 
@@ -112,6 +113,7 @@ def hessian(f, wrt=0, jit=True, on_jit_error="warn"):
     def hess(*args, **kwargs):
         g, so = second_order(f, wrt, jit, on_jit_error)
         args = g._bind(args, kwargs)
+        refuse_complex(g, args, "Hessian")
         blocks = [[None] * len(g.positions) for _ in g.positions]
         for j, i in enumerate(g.positions):
             columns = []

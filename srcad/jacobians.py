@@ -3,7 +3,7 @@ functions srcad makes for it (`srcad.jacobian`, `srcad.hessian`), which pickle a
 that made them."""
 import numpy as np
 
-from srcad.api import GradFunction
+from srcad.api import GradFunction, refuse_complex
 from srcad.errors import SrcadError
 
 
@@ -42,6 +42,7 @@ def jacobian(f, wrt=0, mode=None, out=None, jit=True, on_jit_error="warn"):
 
     def jac(*args, **kwargs):
         args = g._bind(args, kwargs)
+        refuse_complex(g, args, "Jacobian")
         sizes = [int(np.size(args[i])) for i in g.positions]
         use = mode
         compiled = tape = out = None
@@ -51,6 +52,7 @@ def jacobian(f, wrt=0, mode=None, out=None, jit=True, on_jit_error="warn"):
             if isinstance(out, tuple):
                 raise g._error("jacobian needs an array or scalar output, not a tuple",
                                hint="return np.array([...]) of the outputs, or use srcad.vjp")
+            refuse_complex(g, args, "Jacobian", out)
             if use is None and np.size(out) > sum(sizes):
                 use = "fwd"
         if use == "fwd":
@@ -108,6 +110,7 @@ def _columns(g, args):
             out, tan = g.tangent(args, tangents)
             if isinstance(out, tuple):
                 raise g._error("jacobian needs an array or scalar output, not a tuple")
+            refuse_complex(g, args, "Jacobian", out)
             cols.append(np.asarray(tan, dtype=np.float64))
         if not cols and out is None:  # an empty argument: no columns, the output's shape
             zero = tuple(np.zeros(np.shape(args[p])) if np.ndim(args[p]) else 0.0

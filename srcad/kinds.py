@@ -3,12 +3,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-_ORDER = "bif"  # bool < int < float
+_ORDER = "bifc"  # bool < int < float < complex
 
 
 @dataclass(frozen=True)
 class Kind:
-    """A scalar (`ndim == 0`) or array of bools ('b'), integers ('i') or floats ('f').
+    """A scalar (`ndim == 0`) or array of bools ('b'), integers ('i'), floats ('f') or
+    complex numbers ('c').
 
     `listed`: how many of the leading dimensions are Python lists (a list argument, held
     as an array, and what indexing it gives); `+`, `*` and comparisons mean something
@@ -20,7 +21,12 @@ class Kind:
 
     @property
     def is_float(self):
-        return self.dtype == "f"
+        """Whether values of this kind carry derivatives: floats, and complex numbers."""
+        return self.dtype in "fc"
+
+    @property
+    def is_complex(self):
+        return self.dtype == "c"
 
     @property
     def is_array(self):
@@ -31,7 +37,7 @@ class Kind:
         return Kind(dtype or self.dtype, self.ndim if ndim is None else ndim)
 
     def __str__(self):
-        base = {"b": "bool", "i": "int", "f": "float"}[self.dtype]
+        base = {"b": "bool", "i": "int", "f": "float", "c": "complex"}[self.dtype]
         if self.listed:
             inner = f"{base}s" if self.listed == self.ndim else \
                 f"{self.ndim - self.listed}-d {base} arrays"
@@ -46,6 +52,7 @@ class TupleKind:
     items: tuple
 
     is_float = False
+    is_complex = False
     is_array = False
     ndim = 0
 
@@ -63,7 +70,8 @@ def dtype_named(obj):
     if not (isinstance(obj, type) and issubclass(obj, np.generic)):
         return None
     letter = "b" if issubclass(obj, np.bool_) else "i" if issubclass(obj, np.integer) else \
-        "f" if issubclass(obj, np.floating) else None
+        "f" if issubclass(obj, np.floating) else \
+        "c" if issubclass(obj, np.complexfloating) else None
     return OtherKind(f"{_DTYPE_NAMES[letter]} dtype") if letter else OtherKind("dtype")
 
 
@@ -73,7 +81,9 @@ def dtype_letter(kind):
     return next((c for c, name in _DTYPE_NAMES.items() if what == f"{name} dtype"), None)
 
 
-_DTYPE_NAMES = {"b": "bool", "i": "int64", "f": "float64"}
+_DTYPE_NAMES = {"b": "bool", "i": "int64", "f": "float64", "c": "complex128"}
+# the NumPy type that holds values of each dtype class, as generated code spells it
+NUMPY_TYPES = {"b": "np.bool_", "i": "np.int64", "f": "np.float64", "c": "np.complex128"}
 
 
 @dataclass(frozen=True)
@@ -83,6 +93,7 @@ class OtherKind:
     what: str
 
     is_float = False
+    is_complex = False
     is_array = False
     ndim = 0
 
@@ -91,7 +102,7 @@ class OtherKind:
 
 
 NONE = OtherKind("None")
-FLOAT, INT, BOOL = Kind("f"), Kind("i"), Kind("b")
+FLOAT, INT, BOOL, COMPLEX = Kind("f"), Kind("i"), Kind("b"), Kind("c")
 
 
 def join(a, b):
@@ -121,8 +132,10 @@ def of_value(value):
         return INT
     if isinstance(value, (float, np.floating)):
         return FLOAT
+    if isinstance(value, (complex, np.complexfloating)):
+        return COMPLEX
     if isinstance(value, np.ndarray):
-        code = {"b": "b", "i": "i", "u": "i", "f": "f"}.get(value.dtype.kind)
+        code = {"b": "b", "i": "i", "u": "i", "f": "f", "c": "c"}.get(value.dtype.kind)
         return Kind(code, value.ndim, getattr(value, "depth", 0)) if code else None
     if isinstance(value, tuple):
         items = tuple(of_value(v) for v in value)
@@ -142,8 +155,8 @@ def dummy(kind, view=False):
     if not isinstance(kind, Kind):
         return "None"
     if kind.ndim == 0:
-        return {"b": "False", "i": "0", "f": "0.0"}[kind.dtype]
-    dtype = {"b": "np.bool_", "i": "np.int64", "f": "np.float64"}[kind.dtype]
+        return {"b": "False", "i": "0", "f": "0.0", "c": "0j"}[kind.dtype]
+    dtype = NUMPY_TYPES[kind.dtype]
     shape = "(" + "0, " * kind.ndim + ")"
     text = f"np.empty({shape.replace(', )', ',)')}, dtype={dtype})"
     return text + "[::-1]" if view else text

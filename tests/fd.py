@@ -45,8 +45,11 @@ def _central(f, args, pos, x_plus, x_minus):
 
 
 def fd_partial(f, args, pos, rel_step=REL_STEP):
-    """Central-difference partial derivative of scalar `f(*args)` w.r.t. `args[pos]`."""
+    """Central-difference partial derivative of scalar `f(*args)` w.r.t. `args[pos]`.
+    For a complex argument `z = x + iy`, JAX's convention: `df/dx - i df/dy`."""
     x = args[pos]
+    if np.iscomplexobj(x):
+        return _complex_partial(f, args, pos, rel_step)
     if isinstance(x, list):  # a list of floats (or of lists of them): perturbed as an array
         def with_list(*a):
             a = list(a)
@@ -113,11 +116,16 @@ def assert_grad_close(got, want, rtol=1e-5, atol=1e-7):
     if isinstance(want, np.ndarray):
         assert isinstance(got, np.ndarray), f"expected an ndarray, got {type(got).__name__}"
         assert got.shape == want.shape, f"expected shape {want.shape}, got {got.shape}"
+        assert got.dtype.kind == want.dtype.kind, f"expected {want.dtype}, got {got.dtype}"
         np.testing.assert_allclose(got, want, rtol=rtol, atol=atol)
         return
     assert not isinstance(got, (tuple, list, np.ndarray)), (
         f"expected a float, got {type(got).__name__}"
     )
+    if isinstance(want, complex):
+        assert isinstance(got, complex), f"expected a complex number, got {type(got).__name__}"
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=atol)
+        return
     np.testing.assert_allclose(float(got), float(want), rtol=rtol, atol=atol)
 
 
@@ -131,3 +139,21 @@ def assert_value_and_grad(fn, make, wrt, jit, rel=1e-12):
     value, grad = srcad.value_and_grad(fn, wrt=wrt, jit=jit)(*make())
     assert value == pytest.approx(fn(*make()), rel=rel, abs=0.0)
     assert_grad_close(grad, fd_grad(fn, make(), wrt))
+
+
+def _complex_partial(f, args, pos, rel_step):
+    """The partial derivatives along the real and the imaginary parts of `args[pos]`."""
+    z = args[pos]
+    number = not isinstance(z, np.ndarray)
+    parts = (float(np.real(z)), float(np.imag(z))) if number else \
+        (np.real(z).copy(), np.imag(z).copy())
+
+    def of_parts(re, im, *rest):
+        joined = list(rest)
+        joined.insert(pos, complex(re, im) if number else re + 1j * im)
+        return f(*joined)
+
+    rest = list(args[:pos]) + list(args[pos + 1:])
+    along_re = fd_partial(of_parts, (*parts, *rest), 0, rel_step)
+    along_im = fd_partial(of_parts, (*parts, *rest), 1, rel_step)
+    return along_re - 1j * along_im

@@ -75,7 +75,7 @@ def points(rule):
             Point("2d", call(lambda k, lo, hi: grid(lo, hi)), floats, False))
             if takes(rule, point.args)]
     out = [Point("scalar", call(lambda k, lo, hi: scal(lo, hi)), floats, True)]
-    if getattr(fn, "__module__", None) == "math":
+    if getattr(fn, "__module__", None) in ("math", "builtins"):  # numbers only
         return out
     out.append(Point("array", call(lambda k, lo, hi: vec(lo, hi)[::(-1) ** k].copy()),
                      floats, True))

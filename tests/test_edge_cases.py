@@ -1751,8 +1751,8 @@ def call_local(x):
     return f(2.0)
 
 
-def real_attr(x):
-    return x.real
+def itemsize_attr(x):
+    return x.itemsize
 
 
 def string_op(x):
@@ -1829,7 +1829,7 @@ REFUSALS = [
     (unpack_view, lambda: (np.ones((2, 2)) * 0.5,)),
     (recursion, lambda: (0.3,)),
     (call_local, lambda: (0.3,)),
-    (real_attr, lambda: (0.3,)),
+    (itemsize_attr, lambda: (_a(0.3, 0.2),)),
     (string_op, lambda: (0.3,)),
     (string_arg, lambda: (0.3, "b")),
     (call_helper_writes, lambda: (_a(0.5, 1.7, 3.2), 0.8)),

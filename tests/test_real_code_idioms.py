@@ -47,6 +47,46 @@ def joined(a, b, m):
         np.sum(np.cos(w)) + np.sum(u)
 
 
+def wave_chained(u, c):
+    """A stencil written with chained subscripts, as translated C or Fortran often is."""
+    n = u.shape[0]
+    out = np.zeros((n, n))
+    for i in range(1, n - 1):
+        for j in range(1, n - 1):
+            out[i][j] = c * (u[i + 1][j] + u[i - 1][j] - 2.0 * u[i][j])
+            out[i][j] += u[i][j] ** 2
+    return np.sum(out * out)
+
+
+def three_levels(a, v):
+    b = np.zeros((2, 3, 4))
+    for k in range(4):
+        b[1][2][k] = v * a[k]
+        b[0][k % 3][k] -= a[k]
+        b[1, 0][k] = b[0][k % 3][k] * v
+    return np.sum(np.sin(b))
+
+
+def rows_from_one_row(X, r):
+    """Rows picked by an integer array, all set to one row (broadcast): its gradient is
+    the sum over those rows (under Numba, once the wrong shape, silently)."""
+    Y = X.copy()
+    idx = np.array([0, 2])
+    Y[idx] = r
+    return np.sum(Y * Y * np.arange(6.0).reshape(3, 2))
+
+
+def index_of_two_dimensions(x, v):
+    """An integer array of two dimensions as the index: reads gather its shape, writes
+    scatter it."""
+    y = x.copy()
+    idx = np.array([[0, 2], [1, 3]])
+    y[idx] = v * np.array([[1.0, 2.0], [3.0, 4.0]])
+    z = np.zeros((4, 2))
+    z[idx] = y[idx] * 2.0
+    return np.sum(y ** 2) + np.sum(z[idx] * z[idx]) + np.sum(x[idx] @ y[:2])
+
+
 _A = np.array([0.3, -0.2, 0.5])
 _B = np.array([1.0, 0.5, 0.1])
 _M = np.array([[0.1, 0.2, 0.3], [0.7, -0.4, 1.2]])
@@ -54,7 +94,33 @@ CASES = [
     (leapfrog_energies, lambda: (np.array([0.3, -0.2]), np.array([1.0, 0.5])), (0, 1)),
     (pressure_steps, lambda: (np.sin(np.arange(6.0)), np.cos(np.arange(6.0))), (0, 1)),
     (joined, lambda: (_A.copy(), _B.copy(), _M.copy()), (0, 1, 2)),
+    (wave_chained, lambda: (np.cos(np.arange(25.0)).reshape(5, 5), 0.7), (0, 1)),
+    (three_levels, lambda: (np.sin(np.arange(4.0)) + 0.3, 0.4), (0, 1)),
+    (rows_from_one_row, lambda: (np.ones((3, 2)) * 0.5, np.array([0.3, -0.7])), (0, 1)),
+    (index_of_two_dimensions, lambda: (np.cos(np.arange(4.0)), 0.7), (0, 1)),
 ]
+
+
+def _chained_into_a_copy(a, v):
+    rows = np.array([0, 2])
+    b = a.copy()
+    b[rows][0] = v  # NumPy writes into a copy of b[rows]
+    return np.sum(b)
+
+
+def _chained_into_a_slice(a, v):
+    b = a.copy()
+    b[1:3][0] = v  # the element b[1]
+    return np.sum(b)
+
+
+@pytest.mark.parametrize("fn, words", [(_chained_into_a_copy, ("writes into a copy",)),
+                                       (_chained_into_a_slice, ("slice of a slice",))])
+def test_chained_writes_that_are_not_one_element_are_refused(fn, words):
+    with pytest.raises(srcad.SrcadError) as err:
+        srcad.grad(fn, wrt=1, jit=False)(np.ones((3, 3)), 0.5)
+    assert all(w in str(err.value) for w in words) and "test_real_code_idioms.py" in \
+        str(err.value)
 
 
 @pytest.mark.parametrize("jit", [False, True])

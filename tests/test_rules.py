@@ -104,6 +104,8 @@ def _from_domain(rule):
             body, args = f"np.sum({call}({text}) * weights)", {**args, "weights": W}
         else:  # any output shape: weights that differ per element
             body = f"np.sum(np.sin({call}({text})))"
+        if np.iscomplexobj(fn(*point.args.values())):  # a real output made of both parts
+            body = f"v = {body.removeprefix('return ')}\nreturn np.real(v) + 0.6 * np.imag(v)"
         cases.append(Case(fn, body, args, point.floats, point.label))
     first = rule.params[1]
     if set(rule.domain) == {first}:  # the method spellings: `x.cumsum()`
@@ -279,6 +281,13 @@ DIFF_CASES = [
     Case(rt.log_or_zero, "rt.log_or_zero(x) * y", {"x": -0.5, "y": 1.3}, ("x", "y"),
          "nonpositive"),
     Case(rt.log_base, "rt.log_base(b) * y", {"b": 2.5, "y": 1.3}, ("b", "y")),
+    # complex numbers' (a real output of both parts)
+    Case(rt.unit_conj, "v = rt.unit_conj(z, r)\nreturn np.sum(np.real(v) - 0.6 * np.imag(v))",
+         {"z": np.array([0.8 + 0.3j, -0.4 + 1.1j]), "r": np.array([1.3, 0.7])}, ("z", "r")),
+    Case(rt.cpow_dx, "v = rt.cpow_dx(z, y)\nreturn np.sum(np.real(v) - 0.6 * np.imag(v))",
+         {"z": np.array([0.8 + 0.3j, -0.4 + 1.1j]), "y": 1.7 - 0.2j}, ("z", "y")),
+    Case(rt.clog_or_zero, "v = rt.clog_or_zero(z)\nreturn np.sum(np.real(v) - 0.6 * np.imag(v))",
+         {"z": np.array([0.8 + 0.3j, -0.4 + 1.1j])}, ("z",)),
     Case(rt.select_tangent, "np.sum(rt.select_tangent(v, x, np.max(x, axis=0), 0) * c)",
          {"v": B23, "x": A23, "c": V3}, ("v", "x"), "axis0"),
     Case(rt.select_tangent, "rt.select_tangent(v, x, np.min(x), None)",
@@ -468,6 +477,10 @@ CONSTRUCTOR_VALUE_CASES = [
     Case(np.linspace, "np.sum(np.linspace(x, y, 4) * c)", {"x": 0.3, "y": 1.7, "c": W},
          ("x", "y"), "start-stop"),
     Case(np.arange, "np.sum(np.arange(x, 4.0) * c)", {"x": 0.3, "c": W}, label="float-start"),
+    Case(np.fft.fftfreq, "np.sum(np.fft.fftfreq(4, x) * c)", {"x": 0.3, "c": W},
+         label="spacing"),
+    Case(np.fft.rfftfreq, "np.sum(np.fft.rfftfreq(6, d=x) * c)", {"x": 1.3, "c": W},
+         label="spacing-keyword"),
 ]
 
 # Registry rules exempt from the coverage tests, each with the reason why no case can call
@@ -591,19 +604,6 @@ NONDIFF_CASES += [
          {"a": A23}, ("a",), "2d-method"),
 ]
 
-# every rule that declares its domain: cases made from it
-DIFF_CASES += [c for rule in rules_with_domains() for c in _from_domain(rule)]
-
-
-_load_cases(DIFF_CASES + NONDIFF_CASES + CONSTRUCTOR_VALUE_CASES)
-
-
-def _params(cases):
-    ids, out = {}, []
-    for case in cases:
-        n = ids[case.id] = ids.get(case.id, 0) + 1
-        out.append(pytest.param(case, id=case.id if n == 1 else f"{case.id}-{n}"))
-    return out
 # numpy_arrangements: the rules its domains do not reach (tuple-valued calls and their
 # items, np.select's lists) and its values without gradients (more forms in
 # tests/test_rules_arrangements.py)
@@ -638,6 +638,19 @@ NONDIFF_CASES += [
       for fn in (np.iscomplexobj, np.isscalar, np.ndim, np.size)],
 ]
 
+# every rule that declares its domain: cases made from it
+DIFF_CASES += [c for rule in rules_with_domains() for c in _from_domain(rule)]
+
+
+_load_cases(DIFF_CASES + NONDIFF_CASES + CONSTRUCTOR_VALUE_CASES)
+
+
+def _params(cases):
+    ids, out = {}, []
+    for case in cases:
+        n = ids[case.id] = ids.get(case.id, 0) + 1
+        out.append(pytest.param(case, id=case.id if n == 1 else f"{case.id}-{n}"))
+    return out
 
 
 def _args(case):

@@ -108,8 +108,8 @@ def _is_float(v):
     if isinstance(v, (tuple, list)):
         return len(v) > 0 and all(_is_float(e) for e in v)
     if isinstance(v, np.ndarray):
-        return np.issubdtype(v.dtype, np.floating)
-    return isinstance(v, (float, np.floating))
+        return np.issubdtype(v.dtype, np.inexact)
+    return isinstance(v, (float, np.floating, complex))
 
 
 def _copy(v):
@@ -125,7 +125,10 @@ def _direction(v, rng):
     if isinstance(v, (tuple, list)):
         return tuple(_direction(e, rng) for e in v)
     if isinstance(v, np.ndarray):
-        return rng.uniform(-1.0, 1.0, v.shape)
+        out = rng.uniform(-1.0, 1.0, v.shape)
+        return out + 1j * rng.uniform(-1.0, 1.0, v.shape) if np.iscomplexobj(v) else out
+    if isinstance(v, complex):
+        return complex(rng.uniform(-1.0, 1.0), rng.uniform(-1.0, 1.0))
     return float(rng.uniform(-1.0, 1.0))
 
 
@@ -295,6 +298,8 @@ CASES = [
     Case(np.arange, {"start": 0.3, "stop": 4.0}, "start-stop"),
     Case(np.arange, {"start": 0.3, "stop": 4.0, "step": 0.7}, "step"),
     Case(np.arange, {"start": 3.4}, "stop-only"),
+    Case(np.fft.fftfreq, {"n": 6, "spacing": 0.7}),
+    Case(np.fft.rfftfreq, {"n": 7, "spacing": 1.3}),
     # linear algebra
     Case(np.linalg.solve, {"a": SPD3, "b": V3}, "vector"),
     Case(np.linalg.solve, {"a": SPD3 + A23.T @ B23, "b": A23.T.copy()}, "matrix"),
@@ -324,6 +329,9 @@ CASES = [
     Case(rt.pow_dx, {"x": vec(0.3, 2.0), "y": vec(-1.5, 2.5)}),
     Case(rt.pow_dx, {"x": -0.8, "y": 3}, "int-exponent"),
     Case(rt.log_or_zero, {"x": vec(0.3, 2.0)}),
+    Case(rt.unit_conj, {"z": np.array([0.8 + 0.3j, -0.4 + 1.1j]), "r": np.array([1.3, 0.7])}),
+    Case(rt.cpow_dx, {"x": np.array([0.8 + 0.3j, -0.4 + 1.1j]), "y": 1.7 - 0.2j}),
+    Case(rt.clog_or_zero, {"x": np.array([0.8 + 0.3j, -0.4 + 1.1j])}),
     Case(np.var, {"x": A23, "axis": 0}, "axis0"),
     Case(np.roll, {"a": A23, "shift": 2, "axis": 0}, "axis0"),
     Case(np.std, {"x": A23, "axis": 1}, "axis1"),
@@ -468,14 +476,6 @@ NUMBA_IDS |= {
     "rt.nanmean-nan", "rt.nanmean-nan-axis1", "rt.nanmax-nan-axis1", "rt.nanmin-nan",
 }
 
-# ---------------------------------------------------------------------------
-# Evaluating a tangent template
-# ---------------------------------------------------------------------------
-
-
-def _t_param(node):
-    """`p` for a `t[p]` node, else None."""
-    if (isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name)
 # numpy_arrangements: the rules its domains do not reach (the items of tuple-valued calls,
 # np.select's stacked lists)
 _CONDITIONS = np.array([[True, False, False, True], [False, True, False, True]])
@@ -496,6 +496,14 @@ CASES += [
                      "default": vec(0.0, 2.0)}, "array-default"),
 ]
 
+# ---------------------------------------------------------------------------
+# Evaluating a tangent template
+# ---------------------------------------------------------------------------
+
+
+def _t_param(node):
+    """`p` for a `t[p]` node, else None."""
+    if (isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name)
             and node.value.id == "t" and isinstance(node.slice, gast.Name)):
         return node.slice.id
     return None
@@ -568,7 +576,7 @@ def finite_difference(case, values, tangents, h=1e-6):
         moved = dict(values)
         for p, tv in tangents.items():
             moved[p] = _moved(values[p], tv, step)
-        return np.asarray(case.call(moved), dtype=float)
+        return np.asarray(case.call(moved)) * 1.0  # floats, or complex numbers
 
     return (at(h) - at(-h)) / (2 * h)
 
@@ -599,7 +607,9 @@ def adjoints(case, values, ans, cot, wanted):
         if p not in wanted:
             continue
         value = _Cotangent().visit(gast.parse(_text(stmt.value), mode="eval").body)
-        g = np.asarray(eval(_compile(value), ns), dtype=float)
+        g = np.asarray(eval(_compile(value), ns)) * 1.0
+        if not np.iscomplexobj(values[p]):  # a real parameter's: the real part (JAX's)
+            g = np.real(g)
         like = np.shape(values[p])
         if g.shape != like:
             g = rt.unbroadcast(g, np.empty(like)) if g.ndim >= len(like) \
@@ -671,14 +681,17 @@ def test_tangent_matches_finite_differences(case):
     [c for c in CASES + TIE_CASES
      if c.dual and not any(isinstance(c.args.get(p), (tuple, list)) for p in c.entry.diff)]))
 def test_tangent_is_dual_to_the_adjoint(case):
-    """<d_ans, T t> == sum_p <A_p d_ans, t_p>, at ties and kinks too."""
+    """<d_ans, T t> == sum_p <A_p d_ans, t_p>, at ties and kinks too (for complex values,
+    the real part of the unconjugated products: JAX's convention)."""
     values, ans, tangents = _setup(case, seed=1)
     rng = np.random.default_rng(7)
-    cot = _direction(np.asarray(ans, dtype=float) if np.ndim(ans) else float(ans), rng)
+    cot = _direction(np.real(ans) * 1.0 if np.ndim(ans) else float(np.real(ans)), rng)
+    if np.iscomplexobj(ans):
+        cot = cot + 1j * _direction(np.real(ans) * 1.0, rng)
     got = evaluate(case, values, ans, tangents)
-    forward = float(np.sum(cot * np.asarray(got)))
+    forward = float(np.real(np.sum(cot * np.asarray(got))))
     grads = adjoints(case, _setup(case, seed=1)[0], ans, cot, set(tangents))
-    reverse = sum(float(np.sum(grads[p] * tv)) for p, tv in tangents.items())
+    reverse = sum(float(np.real(np.sum(grads[p] * tv))) for p, tv in tangents.items())
     assert math.isclose(forward, reverse, rel_tol=1e-9, abs_tol=1e-12), (forward, reverse)
 
 

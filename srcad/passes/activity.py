@@ -28,17 +28,23 @@ def names(atoms):
 
 
 def bound_args(op, ctx):
-    """(rule, {param: atom}) for an operation, or (None, None) if it is not a rule call."""
+    """(rule, {param: atom}) for an operation, or (None, None) if it is not a rule call.
+    The rule is the one for the operands' kinds (`Rule.for_kinds`: a complex operand
+    may have its own)."""
     if isinstance(op, gast.BinOp):
-        return registry.by_name("op." + type(op.op).__name__), {"x": op.left, "y": op.right}
-    if isinstance(op, gast.UnaryOp):
-        return registry.by_name("op." + type(op.op).__name__), {"x": op.operand}
-    if isinstance(op, gast.Call):
-        site = ctx.site(op)
-        if site.kind != "rule":
-            return None, None
-        return site.rule, site.rule.bind(op.args, op.keywords, lambda m: ValueError(m))
-    return None, None
+        rule, bound = registry.by_name("op." + type(op.op).__name__), {"x": op.left,
+                                                                      "y": op.right}
+    elif isinstance(op, gast.UnaryOp):
+        rule, bound = registry.by_name("op." + type(op.op).__name__), {"x": op.operand}
+    elif isinstance(op, gast.Call) and ctx.site(op).kind == "rule":
+        rule = ctx.site(op).rule
+        bound = rule.bind(op.args, op.keywords, lambda m: ValueError(m))
+    else:
+        return None, None
+    if rule is None or rule.complex is None or rule.complex is True:
+        return rule, bound
+    return rule.for_kinds(ctx.kinds.get(a.id) for a in bound.values()
+                          if isinstance(a, gast.Name)), bound
 
 
 def diff_operands(op, ctx, root=lambda name: name):

@@ -21,6 +21,12 @@ def _replace_d(node, bound, ans):
     return Swap().visit(copy.deepcopy(node))
 
 
+def _imaginary(value):
+    """Whether an adjoint contribution holds an imaginary constant (`-1j / z`)."""
+    return any(isinstance(n, gast.Constant) and isinstance(n.value, complex)
+               for n in gast.walk(value))
+
+
 def _is_d_ans(value, d_ans):
     """Whether an adjoint contribution is the cotangent itself, or minus it."""
     if isinstance(value, gast.UnaryOp):
@@ -44,8 +50,10 @@ class Adjoints:
     def is_active(self, atom):
         return isinstance(atom, gast.Name) and atom.id in self.ctx.active
 
-    def accumulate(self, atom, value, result_kind, broadcast):
-        """`d_atom += value`, summing `value` down to `atom`'s shape where it broadcast."""
+    def accumulate(self, atom, value, result_kind, broadcast, complex_value=False):
+        """`d_atom += value`, summing `value` down to `atom`'s shape where it broadcast.
+        A `complex_value` added to a real variable's adjoint adds its real part: under
+        JAX's convention, the derivative along the real axis."""
         k = self.kind(atom)
         rk = result_kind
         if broadcast and rk is not None and getattr(rk, "ndim", 0) > 0:
@@ -53,6 +61,8 @@ class Adjoints:
                 value = ir.call("np.sum", value)
             else:
                 value = ir.call("rt.unbroadcast", value, ir.name(atom.id))
+        if complex_value and not k.is_complex:
+            value = ir.call("np.real", value)
         target = ir.name(self.ctx.d(atom.id), store=True)
         return gast.AugAssign(target=target, op=gast.Add(), value=value)
 
@@ -104,6 +114,9 @@ class Adjoints:
             repl[p] = atom if atom is not None else ir.const(rule.defaults.get(p))
         repl[rule.params[0]] = t
         repl["__d_ans__"] = self.ctx.d(t)
+        complex_value = self.ctx.kinds[t].is_complex or any(
+            getattr(self.kind(a), "is_complex", False) for a in bound.values()
+            if isinstance(a, gast.Name))
         out = []
         for tmpl in rule.body:
             p = tmpl.target.slice.id
@@ -115,7 +128,8 @@ class Adjoints:
                 if rule.broadcast and t in self.masked() and \
                         not _is_d_ans(value, self.ctx.d(t)):
                     value = ir.call("rt.strong", ir.name(self.ctx.d(t)), value)
-                out.append(self.accumulate(atom, value, self.ctx.kinds[t], rule.broadcast))
+                out.append(self.accumulate(atom, value, self.ctx.kinds[t], rule.broadcast,
+                                           complex_value or _imaginary(value)))
         return out
 
     def sequence(self, rule, t, seq, bound):
@@ -149,7 +163,8 @@ class Adjoints:
                                    slice=gast.Tuple(elts=index, ctx=gast.Load())
                                    if len(index) > 1 else index[0], ctx=gast.Load())
             if self.is_active(elt):
-                out.append(self.accumulate(elt, piece, None, False))
+                out.append(self.accumulate(elt, piece, None, False,
+                                           self.ctx.kinds[t].is_complex))
         return out
 
     def read(self, t, op):
@@ -185,6 +200,10 @@ class Adjoints:
                 return [gast.Expr(value=taken)]
             if self.kind(v).ndim == 0:
                 taken = ir.call("np.sum", taken)
+            elif self.kind(v).ndim < item_kind.ndim:  # `v` broadcast to the selection
+                taken = ir.call("rt.unbroadcast", taken, ir.name(v.id))
+            if self.ctx.kinds[x].is_complex and not self.kind(v).is_complex:
+                taken = ir.call("np.real", taken)
             return [gast.AugAssign(target=ir.name(self.ctx.d(v.id), store=True), op=gast.Add(),
                                    value=taken)]
         piece = gast.Subscript(value=ir.name(self.ctx.d(x)), slice=copy.deepcopy(index),
@@ -197,6 +216,8 @@ class Adjoints:
                 value = ir.call("np.sum", piece)
             elif item_kind.ndim > 0:
                 value = ir.call("rt.unbroadcast", piece, ir.name(v.id))
+            if item_kind.is_complex and not vk.is_complex:  # a real value stored as complex
+                value = ir.call("np.real", value)
             out.append(gast.AugAssign(target=ir.name(self.ctx.d(v.id), store=True), op=gast.Add(),
                                       value=value))
         clear = gast.Subscript(value=ir.name(self.ctx.d(x)), slice=copy.deepcopy(index),

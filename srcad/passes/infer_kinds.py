@@ -5,6 +5,7 @@ import numpy as np
 from srcad.errors import SrcadError, UnsupportedError
 from srcad.kinds import (
     BOOL,
+    COMPLEX,
     FLOAT,
     INT,
     NONE,
@@ -19,6 +20,9 @@ from srcad.kinds import (
 from srcad.passes import ir
 from srcad.rules import registry
 
+_OPERATOR_SPELLINGS = {"op.Mod": "`%`", "op.FloorDiv": "`//`", "op.BitAnd": "`&`",
+                       "op.BitOr": "`|`", "op.BitXor": "`^`", "op.Invert": "`~`",
+                       "op.Not": "`not`"}
 _OPS = {gast.Add: "+", gast.Mult: "*", gast.Sub: "-", gast.Div: "/", gast.FloorDiv: "//",
         gast.Mod: "%", gast.Pow: "**", gast.MatMult: "@"}
 
@@ -152,6 +156,7 @@ class InferKinds:
                 for t, k in zip(target.elts, items):
                     self.set(t.id, k, s)
             else:  # element write
+                self.chained(s)
                 value = self.expr(s.value)
                 self.ctx.item_kinds[s] = self.kind_Subscript(target)
                 self.masked_write(target, value, self.ctx.item_kinds[s], s)
@@ -189,6 +194,8 @@ class InferKinds:
             return INT
         if isinstance(v, float):
             return FLOAT
+        if isinstance(v, complex):
+            return COMPLEX
         if v is None:
             return NONE
         if isinstance(v, str):  # an option of a call (`mode="same"`): its rule checks it
@@ -214,6 +221,8 @@ class InferKinds:
             return None
         for p in rule.params[1:]:
             k.setdefault(p, None)
+        if rule.complex is not True and any(getattr(v, "is_complex", False) for v in k.values()):
+            rule = self.complex_rule(rule)
         try:
             result = rule.kind(k, bound)
         except UnsupportedError as exc:  # a rule refusing these kinds: at the user's line
@@ -222,6 +231,18 @@ class InferKinds:
             message = str(exc).removesuffix(f"\n  hint: {exc.hint}" if exc.hint else "")
             raise self.error(message, self.node, exc.hint) from None
         return result.with_() if isinstance(result, Kind) and result.listed else result
+
+    def complex_rule(self, rule):
+        """The rule that takes a call of `rule` with a complex operand, or a refusal."""
+        if isinstance(rule.complex, registry.Rule):
+            return rule.complex
+        spelled = _OPERATOR_SPELLINGS.get(rule.name, f"`{rule.spelled}`")
+        raise self.error(f"{spelled} of a complex value is not supported", self.node,
+                         "complex values go through arithmetic, `**`, `@`, np.exp log sqrt "
+                         "sin cos tan sinh cosh tanh, np.abs real imag conj angle, sums, "
+                         "means, reshaping and indexing, and np.fft (the README lists "
+                         "them); for the rest, compute with the real and imaginary parts "
+                         "(`z.real`, `z.imag`) as floats")
 
     def no_lists(self, operands, what):
         """Refuse an operation on an operand that is a Python list: `what` says what the
@@ -260,6 +281,11 @@ class InferKinds:
     def kind_Compare(self, e):
         self.no_lists([e.left, e.comparators[0]], "comparing lists compares them whole")
         a, b = self.expr(e.left), self.expr(e.comparators[0])
+        if isinstance(e.ops[0], (gast.Lt, gast.LtE, gast.Gt, gast.GtE)) and \
+                (getattr(a, "is_complex", False) or getattr(b, "is_complex", False)):
+            raise self.error("complex numbers have no order: `<`, `<=`, `>` and `>=` do not "
+                             "take them", self.node, "compare their magnitudes "
+                             "(`np.abs(z) < r`) or real parts (`z.real < 0.0`)")
         ndim = max(getattr(a, "ndim", 0), getattr(b, "ndim", 0))
         return Kind("b", ndim)
 
@@ -306,11 +332,14 @@ class InferKinds:
                 ndim -= 1
             elif isinstance(pk, Kind) and pk.ndim == 1 and pk.dtype == "i":
                 pass
+            elif isinstance(pk, Kind) and pk.dtype == "i" and len(index_kinds) == 1:
+                ndim += pk.ndim - 1  # one integer array of any rank: x[idx] has its shape
             elif pk == NONE:
                 ndim += 1
             elif pk is not None and pk != OtherKind("slice"):
                 raise self.error(f"indexing with a {pk} is not supported", self.node,
-                                 "index with integers, slices or a 1-d integer array")
+                                 "index with integers, slices or a 1-d integer array (or "
+                                 "one integer array of any rank alone: `x[idx]`)")
         if ndim < 0:
             raise self.error("too many indices", self.node)
         return k.with_(ndim=ndim)
@@ -341,12 +370,28 @@ class InferKinds:
         only within a kind), where a plain `x[:] = e` truncates."""
         if not (isinstance(array, Kind) and array.ndim and isinstance(value, Kind)):
             return
-        order = "bif"
+        order = "bifc"
         if order.index(value.dtype) > order.index(array.dtype):
-            raise self.error(f"an in-place update writes {value.with_(ndim=0)}s into a "
+            plural = {"i": "ints", "f": "floats", "c": "complex numbers"}[value.dtype]
+            raise self.error(f"an in-place update writes {plural} into a "
                              f"{array.with_()}, which NumPy refuses (it casts only within a "
-                             "kind)", s, "make the array float (`np.zeros(n)`, "
-                             "`x.astype(float)`), or assign a new array: `x = x + e`")
+                             "kind)", s, "make the array complex (`x.astype(complex)`), "
+                             "or assign a new array: `x = x * e`" if value.dtype == "c" else
+                             "make the array float (`np.zeros(n)`, `x.astype(float)`), or "
+                             "assign a new array: `x = x + e`")
+
+    def chained(self, s):
+        """Refuse `a[i][j] = v` (merged into `a[i, j] = v` by ToANF) where `i` is not an
+        integer: NumPy writes into a copy there (an integer array), or into another element
+        (a mask)."""
+        lead = self.ctx.chained_writes.get(s, 0)
+        index = s.targets[0].slice.elts if lead else ()
+        for p in index[:lead]:
+            k = self.expr(p)
+            if k is not None and not (isinstance(k, Kind) and k.dtype == "i" and not k.ndim):
+                raise self.error(f"`a[i][j] = ...` with `i` a {k}: NumPy writes into a copy "
+                                 "of `a[i]` there, not into `a`", s,
+                                 "index once with all the indices: `a[i, j] = ...`")
 
     def masked_write(self, target, value, item, s):
         """Refuse `x[m] = v` (for a boolean array `m`) with a `v` of more dimensions than
@@ -431,9 +476,9 @@ def _stand_in(kind):
     """A value of `kind`: ones (0.5 for a float), three along each axis."""
     if isinstance(kind, TupleKind):
         return tuple(_stand_in(k) for k in kind.items)
-    dtype = {"b": np.bool_, "i": np.int64, "f": np.float64}[kind.dtype]
+    dtype = {"b": np.bool_, "i": np.int64, "f": np.float64, "c": np.complex128}[kind.dtype]
     if not kind.ndim:
-        return dtype(0.5 if kind.dtype == "f" else 1).item()
+        return dtype(0.5 if kind.dtype in "fc" else 1).item()
     return np.ones((3,) * kind.ndim, dtype=dtype)
 
 

@@ -62,6 +62,9 @@ class CallSite:
     method: str = None  # the array method the call was written as (`x.sum()`: "sum")
 
 
+_ATTRIBUTE_CALLS = {"T": "np.transpose", "real": "np.real", "imag": "rt.imag"}
+
+
 class ResolveCalls(gast.NodeTransformer):
     """Transformation and analysis (see the module): every call names its callee and has
     a `CallSite` in `ctx.calls`."""
@@ -104,9 +107,12 @@ class ResolveCalls(gast.NodeTransformer):
 
     def visit_Attribute(self, node):
         self.generic_visit(node)
-        if node.attr == "T":
-            return self.site(ir.call("np.transpose", node.value), "rule",
-                             registry.by_name("np.transpose"))
+        obj = self.resolve.lookup(ir.dotted_text(node) or "")
+        if node.attr in _ATTRIBUTE_CALLS and (obj is self.resolve.MISSING or
+                                              isinstance(obj, np.ndarray)):
+            # an array's `x.T` is `np.transpose(x)` (NumPy's own `np.real` is a function)
+            name = _ATTRIBUTE_CALLS[node.attr]
+            return self.site(ir.call(name, node.value), "rule", registry.by_name(name))
         return node
 
     def visit_Call(self, node):
@@ -235,7 +241,8 @@ class ResolveCalls(gast.NodeTransformer):
             return node
         text = ir.dotted_text(node)
         obj = self.resolve.lookup(text) if text else self.resolve.MISSING
-        kinds = {float: "np.float64", int: "np.int64", bool: "np.bool_"}
+        kinds = {float: "np.float64", int: "np.int64", bool: "np.bool_",
+                 complex: "np.complex128"}
         if obj in kinds:
             return ir.dotted(kinds[obj])
         if isinstance(obj, type) and issubclass(obj, np.generic):
@@ -288,7 +295,7 @@ def is_range(node, resolve):
 def _as_array(arg):
     if not isinstance(arg, (gast.List, gast.Tuple)):
         return arg
-    return ir.call("np.array", gast.List(elts=arg.elts, ctx=gast.Load()))
+    return ir.call("rt.array", gast.List(elts=arg.elts, ctx=gast.Load()))
 
 
 def _one_literal(args, keywords):

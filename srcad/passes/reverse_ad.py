@@ -5,7 +5,7 @@ import gast
 
 from codegen import comment
 from codegen.templates import statements
-from srcad.kinds import dummy
+from srcad.kinds import NUMPY_TYPES, dummy
 from srcad.passes import ir
 from srcad.passes.adjoints import Adjoints
 from srcad.passes.call_adjoints import CallAdjoints
@@ -356,7 +356,7 @@ class ReverseAD(TapeLayout, LoopReplay, CallAdjoints):
             elif st.is_list:
                 pre += _stmts(f"{st.buf} = List()")
             else:
-                dtype = {"b": "np.bool_", "i": "np.int64", "f": "np.float64"}[st.kind.dtype]
+                dtype = NUMPY_TYPES[st.kind.dtype]
                 size = top_counts.get(st.buf, 0) + 1
                 pre += _stmts(f"{st.buf} = np.empty({size}, dtype={dtype})\n{st.top} = 0")
         slots = self.tape_layout()

@@ -45,13 +45,14 @@ class ToANF:
     """
 
     needs = ("resolve", "augmented", "calls")
-    provides = ()
+    provides = ("chained_writes",)
 
     def __init__(self, ctx):
         self.ctx = ctx
         self.fsrc = ctx.fsrc
         self.resolve = ctx.resolve
         self.consts = Constants(ctx.resolve)
+        self.leading = {}  # a merged subscript (see `merged`) -> its count of leading parts
 
     def run(self, fnode):
         fnode.body = self.block(fnode.body)
@@ -149,11 +150,10 @@ class ToANF:
                 pre, op = pre + [ir.assign(tmp, op, like=node)], ir.name(tmp)
             return pre + [ir.assign(target, op, like=node)]
         if isinstance(target, gast.Subscript):
+            target = self.merged(target, node)
             if not isinstance(target.value, gast.Name):
-                chained = isinstance(target.value, gast.Subscript)
                 raise self.error("only `name[index] = value` writes are supported", node,
-                                 "index once with all the indices (`a[i, j] = ...` for "
-                                 "`a[i][j] = ...`)" if chained else "write into a named array")
+                                 "write into a named array")
             if not self.consts.local(target.value.id):
                 raise self.error(f"a write into the global `{target.value.id}`", node,
                                  "srcad reads global arrays as constants: pass the array as "
@@ -161,10 +161,46 @@ class ToANF:
             pre, index = self.index(target.slice)
             more, atom = self.atom(value)
             store = gast.Subscript(value=ir.name(target.value.id), slice=index, ctx=gast.Store())
-            return pre + more + [ir.assign(store, atom, like=node)]
+            out = ir.assign(store, atom, like=node)
+            if target in self.leading:  # checked by InferKinds: integers lead the index
+                self.ctx.chained_writes[out] = self.leading.pop(target)
+            return pre + more + [out]
         if isinstance(target, (gast.Tuple, gast.List)):
             return self.unpack(target, value, node)
         raise self.error(f"cannot assign to a {type(target).__name__.lower()}", node)
+
+    def merged(self, target, node):
+        """`a[i][j] = v` as `a[i, j] = v`: the same element when `i` is an integer, which
+        InferKinds checks (`ctx.chained_writes`: how many leading parts of the index came
+        from the outer subscripts). A slice there (`a[1:3][0]`, another element) is
+        refused here.
+
+        >>> from srcad.passes.testing import show_anf
+        >>> show_anf('''
+        ... def f(a, i, v):
+        ...     a[i][i + 1] = v''')
+        def f(a, i, v):
+            tmp1 = i + 1
+            a[i, tmp1] = v
+        """
+        if not isinstance(target.value, gast.Subscript):
+            return target
+        parts = []
+        inner = target
+        while isinstance(inner.value, gast.Subscript):
+            inner = inner.value
+            outer = inner.slice.elts if isinstance(inner.slice, gast.Tuple) else [inner.slice]
+            if any(isinstance(p, gast.Slice) for p in outer):
+                raise self.error("a write into a slice of a slice (`a[1:3][0] = ...`) is not "
+                                 "supported", node, "index once: `a[1] = ...` for "
+                                 "`a[1:3][0] = ...`")
+            parts = outer + parts
+        last = target.slice.elts if isinstance(target.slice, gast.Tuple) else [target.slice]
+        merged = gast.Subscript(value=inner.value, slice=gast.Tuple(elts=parts + last,
+                                                                    ctx=gast.Load()),
+                                ctx=gast.Store())
+        self.leading[merged] = len(parts)
+        return merged
 
     def unpack(self, target, value, node):
         names = target.elts

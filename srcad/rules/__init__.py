@@ -1,6 +1,7 @@
 """Derivative rules, one module per namespace; importing this package registers them all."""
 from srcad.rules import (  # noqa: F401
     builtins,
+    complex_numbers,
     einsum,
     linalg,
     math,

@@ -56,12 +56,13 @@ def float_tangent(ans, x):
 nondiff(builtins.int, rt.to_int, kind=to_int, name="rt.to_int")  # int(nan) raises
 nondiff(builtins.round, kind=rounded, params=("ans", "x", "ndigits"), defaults={"ndigits": None})
 nondiff(rt.int_pow, kind=arith, params=("ans", "x", "y"), name="rt.int_pow")
-nondiff(builtins.len, kind=scalar_int, continuous=True)
+nondiff(builtins.len, kind=scalar_int, continuous=True, complex=True)
 
 # srcad's own runtime helpers that passes insert
-nondiff(rt.fail, kind=scalar_int, name="rt.fail", pure=False)  # a `raise` (LowerRaises)
+nondiff(rt.fail, kind=scalar_int, name="rt.fail", pure=False,  # a `raise` (LowerRaises)
+        complex=True)
 nondiff(rt.show, kind=scalar_int, name="rt.show", pure=False,  # a `print` (LowerPrints)
         params=("ans", "k", "a", "b", "c", "d", "e", "f", "g", "h"),
-        defaults=dict.fromkeys("abcdefgh"))
+        defaults=dict.fromkeys("abcdefgh"), complex=True)
 nondiff(rt.range_len, kind=scalar_int, params=("ans", "start", "stop", "step"),
         name="rt.range_len")

@@ -13,7 +13,7 @@ t = None  # tangent templates say t[x] for "the tangent of x" (forward mode)
 # elementwise
 
 
-@adjoint(np.sin, kind=ty.elementwise, domain=(-2.0, 2.0))
+@adjoint(np.sin, kind=ty.elementwise, domain=(-2.0, 2.0), complex=True)
 def sin(ans, x):
     d[x] += d[ans] * np.cos(x)
 
@@ -23,7 +23,7 @@ def sin_tangent(ans, x):
     t[ans] = t[x] * np.cos(x)
 
 
-@adjoint(np.cos, kind=ty.elementwise, domain=(-2.0, 2.0))
+@adjoint(np.cos, kind=ty.elementwise, domain=(-2.0, 2.0), complex=True)
 def cos(ans, x):
     d[x] += -d[ans] * np.sin(x)
 
@@ -33,7 +33,7 @@ def cos_tangent(ans, x):
     t[ans] = -t[x] * np.sin(x)
 
 
-@adjoint(np.tan, kind=ty.elementwise, domain=(-1.2, 1.2))
+@adjoint(np.tan, kind=ty.elementwise, domain=(-1.2, 1.2), complex=True)
 def tan(ans, x):
     d[x] += d[ans] * (1.0 + ans * ans)
 
@@ -43,7 +43,7 @@ def tan_tangent(ans, x):
     t[ans] = t[x] * (1.0 + ans * ans)
 
 
-@adjoint(np.exp, kind=ty.elementwise, domain=(-2.0, 2.0))
+@adjoint(np.exp, kind=ty.elementwise, domain=(-2.0, 2.0), complex=True)
 def exp(ans, x):
     d[x] += d[ans] * ans
 
@@ -53,7 +53,7 @@ def exp_tangent(ans, x):
     t[ans] = t[x] * ans
 
 
-@adjoint(np.log, kind=ty.elementwise, domain=(0.2, 3.0))
+@adjoint(np.log, kind=ty.elementwise, domain=(0.2, 3.0), complex=True)
 def log(ans, x):
     d[x] += d[ans] / x
 
@@ -63,7 +63,7 @@ def log_tangent(ans, x):
     t[ans] = t[x] / x
 
 
-@adjoint(np.log1p, kind=ty.elementwise, domain=(-0.5, 3.0))
+@adjoint(np.log1p, kind=ty.elementwise, domain=(-0.5, 3.0), complex=True)
 def log1p(ans, x):
     d[x] += d[ans] / (1.0 + x)
 
@@ -73,7 +73,7 @@ def log1p_tangent(ans, x):
     t[ans] = t[x] / (1.0 + x)
 
 
-@adjoint(np.expm1, kind=ty.elementwise, domain=(-2.0, 2.0))
+@adjoint(np.expm1, kind=ty.elementwise, domain=(-2.0, 2.0), complex=True)
 def expm1(ans, x):
     d[x] += d[ans] * (ans + 1.0)
 
@@ -83,7 +83,7 @@ def expm1_tangent(ans, x):
     t[ans] = t[x] * (ans + 1.0)
 
 
-@adjoint(np.sqrt, kind=ty.elementwise, domain=(0.2, 3.0))
+@adjoint(np.sqrt, kind=ty.elementwise, domain=(0.2, 3.0), complex=True)
 def sqrt(ans, x):
     d[x] += d[ans] * 0.5 / ans
 
@@ -93,7 +93,7 @@ def sqrt_tangent(ans, x):
     t[ans] = t[x] * 0.5 / ans
 
 
-@adjoint(np.square, kind=ty.same, domain=(-2.0, 2.0))
+@adjoint(np.square, kind=ty.same, domain=(-2.0, 2.0), complex=True)
 def square(ans, x):
     d[x] += d[ans] * 2.0 * x
 
@@ -103,7 +103,7 @@ def square_tangent(ans, x):
     t[ans] = t[x] * 2.0 * x
 
 
-@adjoint(np.tanh, kind=ty.elementwise, domain=(-2.0, 2.0))
+@adjoint(np.tanh, kind=ty.elementwise, domain=(-2.0, 2.0), complex=True)
 def tanh(ans, x):
     d[x] += d[ans] * (1.0 - ans * ans)
 
@@ -113,7 +113,7 @@ def tanh_tangent(ans, x):
     t[ans] = t[x] * (1.0 - ans * ans)
 
 
-@adjoint(np.sinh, kind=ty.elementwise, domain=(-2.0, 2.0))
+@adjoint(np.sinh, kind=ty.elementwise, domain=(-2.0, 2.0), complex=True)
 def sinh(ans, x):
     d[x] += d[ans] * np.cosh(x)
 
@@ -123,7 +123,7 @@ def sinh_tangent(ans, x):
     t[ans] = t[x] * np.cosh(x)
 
 
-@adjoint(np.cosh, kind=ty.elementwise, domain=(-2.0, 2.0))
+@adjoint(np.cosh, kind=ty.elementwise, domain=(-2.0, 2.0), complex=True)
 def cosh(ans, x):
     d[x] += d[ans] * np.sinh(x)
 
@@ -133,7 +133,7 @@ def cosh_tangent(ans, x):
     t[ans] = t[x] * np.sinh(x)
 
 
-@adjoint(np.arctan, kind=ty.elementwise, domain=(-2.0, 2.0))
+@adjoint(np.arctan, kind=ty.elementwise, domain=(-2.0, 2.0), complex=True)
 def arctan(ans, x):
     d[x] += d[ans] / (1.0 + x * x)
 
@@ -143,7 +143,7 @@ def arctan_tangent(ans, x):
     t[ans] = t[x] / (1.0 + x * x)
 
 
-@adjoint(np.arcsin, kind=ty.elementwise, domain=(-0.9, 0.9))
+@adjoint(np.arcsin, kind=ty.elementwise, domain=(-0.9, 0.9), complex=True)
 def arcsin(ans, x):
     d[x] += d[ans] / np.sqrt(1.0 - x * x)
 
@@ -153,7 +153,7 @@ def arcsin_tangent(ans, x):
     t[ans] = t[x] / np.sqrt(1.0 - x * x)
 
 
-@adjoint(np.arccos, kind=ty.elementwise, domain=(-0.9, 0.9))
+@adjoint(np.arccos, kind=ty.elementwise, domain=(-0.9, 0.9), complex=True)
 def arccos(ans, x):
     d[x] += -d[ans] / np.sqrt(1.0 - x * x)
 
@@ -163,7 +163,7 @@ def arccos_tangent(ans, x):
     t[ans] = -t[x] / np.sqrt(1.0 - x * x)
 
 
-@adjoint(np.log2, kind=ty.elementwise, domain=(0.2, 3.0))
+@adjoint(np.log2, kind=ty.elementwise, domain=(0.2, 3.0), complex=True)
 def log2(ans, x):
     d[x] += d[ans] / (x * 0.6931471805599453)  # ln 2
 
@@ -173,7 +173,7 @@ def log2_tangent(ans, x):
     t[ans] = t[x] / (x * 0.6931471805599453)
 
 
-@adjoint(np.log10, kind=ty.elementwise, domain=(0.2, 3.0))
+@adjoint(np.log10, kind=ty.elementwise, domain=(0.2, 3.0), complex=True)
 def log10(ans, x):
     d[x] += d[ans] / (x * 2.302585092994046)  # ln 10
 
@@ -183,7 +183,7 @@ def log10_tangent(ans, x):
     t[ans] = t[x] / (x * 2.302585092994046)
 
 
-@adjoint(np.exp2, kind=ty.elementwise, domain=(-2.0, 2.0))
+@adjoint(np.exp2, kind=ty.elementwise, domain=(-2.0, 2.0), complex=True)
 def exp2(ans, x):
     d[x] += d[ans] * ans * 0.6931471805599453
 
@@ -204,7 +204,7 @@ def cbrt_tangent(ans, x):
     t[ans] = t[x] / (3.0 * ans * ans)
 
 
-@adjoint(np.arcsinh, kind=ty.elementwise, domain=(-2.0, 2.0))
+@adjoint(np.arcsinh, kind=ty.elementwise, domain=(-2.0, 2.0), complex=True)
 def arcsinh(ans, x):
     d[x] += d[ans] / np.sqrt(x * x + 1.0)
 
@@ -224,7 +224,7 @@ def arccosh_tangent(ans, x):
     t[ans] = t[x] / np.sqrt(x * x - 1.0)
 
 
-@adjoint(np.arctanh, kind=ty.elementwise, domain=(-0.9, 0.9))
+@adjoint(np.arctanh, kind=ty.elementwise, domain=(-0.9, 0.9), complex=True)
 def arctanh(ans, x):
     d[x] += d[ans] / (1.0 - x * x)
 
@@ -234,7 +234,7 @@ def arctanh_tangent(ans, x):
     t[ans] = t[x] / (1.0 - x * x)
 
 
-@adjoint(np.reciprocal, kind=ty.same, domain=(0.3, 2.0))
+@adjoint(np.reciprocal, kind=ty.same, domain=(0.3, 2.0), complex=True)
 def reciprocal(ans, x):
     d[x] += -d[ans] * ans * ans
 
@@ -320,7 +320,7 @@ def fabs_tangent(ans, x):
     t[ans] = t[x] * np.sign(x)
 
 
-@adjoint(np.negative, kind=ty.same, domain=(-2.0, 2.0), linear=True)
+@adjoint(np.negative, kind=ty.same, domain=(-2.0, 2.0), linear=True, complex=True)
 def negative(ans, x):
     d[x] += -d[ans]
 
@@ -408,7 +408,7 @@ def clip_tangent(ans, x, a_min, a_max):
               + rt.select(rt.clip_high(x, a_min, a_max), t[a_max], 0.0))
 
 
-@adjoint(np.where, kind=ty.elementwise, masks=True)
+@adjoint(np.where, kind=ty.elementwise, masks=True, complex=True)
 def where(ans, condition, x, y):
     d[x] += rt.select(condition, d[ans], 0.0)
     d[y] += rt.select(condition, 0.0, d[ans])
@@ -427,10 +427,12 @@ def float64(ans, x):
 nondiff(np.sign, np.floor, np.ceil, np.trunc, np.rint, kind=ty.same)
 nondiff(np.round, kind=ty.same, params=("ans", "x", "decimals"), defaults={"decimals": 0})
 nondiff(np.around, kind=ty.same, params=("ans", "x", "decimals"), defaults={"decimals": 0})
-nondiff(np.isnan, np.isinf, np.isfinite, np.logical_not, kind=ty.boolean)
+nondiff(np.isnan, np.isinf, np.isfinite, kind=ty.boolean, complex=True)
+nondiff(np.logical_not, kind=ty.boolean)
 # comparisons and logic: values without gradients, as their operators are
-nondiff(np.less, np.less_equal, np.greater, np.greater_equal, np.equal, np.not_equal,
-        np.logical_and, np.logical_or, np.logical_xor, kind=ty.boolean, params=("ans", "x", "y"))
+nondiff(np.equal, np.not_equal, kind=ty.boolean, params=("ans", "x", "y"), complex=True)
+nondiff(np.less, np.less_equal, np.greater, np.greater_equal, np.logical_and, np.logical_or,
+        np.logical_xor, kind=ty.boolean, params=("ans", "x", "y"))
 for _fn in (np.any, np.all):
     nondiff(_fn, kind=ty.reduction("b"), params=("ans", "x", "axis"), defaults={"axis": None},
             methods=(_fn.__name__,))
@@ -445,7 +447,7 @@ nondiff(np.argmax, np.argmin, kind=ty.reduction("i"), params=("ans", "x", "axis"
 
 # np.dot of arrays of one or two dimensions (of more, it contracts differently from `@`,
 # and is refused); np.matmul is the operator `@`
-@adjoint(np.dot, kind=ty.dot, broadcast=False, methods=("dot",))
+@adjoint(np.dot, kind=ty.dot, broadcast=False, methods=("dot",), complex=True)
 def dot(ans, x, y):
     d[x] += rt.matmul_dx(d[ans], x, y)
     d[y] += rt.matmul_dy(d[ans], x, y)

@@ -10,13 +10,13 @@ d = None  # templates say d[x] for "the adjoint of x"; they are never run
 t = None  # tangent templates say t[x] for "the tangent of x" (forward mode)
 
 
-@adjoint(np.sum, kind=ty.reduction(), broadcast=False, methods=("sum",), linear=True)
+@adjoint(np.sum, kind=ty.reduction(), broadcast=False, methods=("sum",), linear=True, complex=True)
 def sum(ans, x, axis=None):
     d[x] += rt.expand(d[ans], axis)
 
 
 @adjoint(np.mean, rt.mean, kind=ty.reduction("f"), broadcast=False, name="rt.mean",
-         methods=("mean",), linear=True)
+         methods=("mean",), linear=True, complex=True)
 def mean(ans, x, axis=None):
     d[x] += rt.expand(d[ans], axis) / rt.count(x.shape, axis)
 

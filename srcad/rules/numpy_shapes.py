@@ -14,19 +14,19 @@ t = None  # tangent templates say t[x] for "the tangent of x" (forward mode)
 
 
 @adjoint(np.transpose, kind=ty.first, broadcast=False, methods=("transpose",), view=True,
-         sums=False, linear=True)
+         sums=False, linear=True, complex=True)
 def transpose(ans, x):
     d[x] += np.transpose(d[ans])
 
 
 @adjoint(np.reshape, rt.reshape, kind=ty.reshape, broadcast=False, name="rt.reshape",
-         methods=("reshape",), view=True, sums=False, linear=True)
+         methods=("reshape",), view=True, sums=False, linear=True, complex=True)
 def reshape(ans, x, shape):
     d[x] += rt.reshape(d[ans], x.shape)
 
 
 @adjoint(np.ravel, kind=ty.ravel, broadcast=False, methods=("ravel",), view=True, sums=False,
-         linear=True)
+         linear=True, complex=True)
 def ravel(ans, x):
     d[x] += rt.reshape(d[ans], x.shape)
 
@@ -34,57 +34,58 @@ def ravel(ans, x):
 # the running sum of the flattened array or along `axis`; its adjoint, the running sum
 # from the end
 @adjoint(np.cumsum, rt.cumsum, kind=ty.scan("np.cumsum"), broadcast=False, name="rt.cumsum",
-         methods=("cumsum",), domain=(-2.0, 2.0), linear=True)
+         methods=("cumsum",), domain=(-2.0, 2.0), linear=True, complex=True)
 def cumsum(ans, x, axis=None):
     d[x] += rt.cumsum_adjoint(d[ans], x, axis)
 
 
 # the elements moved `shift` places along `axis` (of the flattened array without one)
 @adjoint(np.roll, rt.roll, kind=ty.argument("a"), broadcast=False, name="rt.roll", sums=False,
-         linear=True, domain={"a": (-2.0, 2.0), "shift": 1})
+         linear=True, domain={"a": (-2.0, 2.0), "shift": 1}, complex=True)
 def roll(ans, a, shift, axis=None):
     d[a] += rt.roll(d[ans], -shift, axis)
 
 
 @adjoint(rt.flatten, kind=ty.ravel, broadcast=False, name="rt.flatten",
-         methods=("flatten",), sums=False, linear=True)
+         methods=("flatten",), sums=False, linear=True, complex=True)
 def flatten(ans, x):
     d[x] += rt.reshape(d[ans], x.shape)
 
 
 @adjoint(rt.astype, kind=ty.astype, broadcast=False, name="rt.astype", methods=("astype",),
-         sums=False, linear=True)
+         sums=False, linear=True, complex=True)
 def astype(ans, x, dtype):
     d[x] += d[ans]
 
 
-@adjoint(np.copy, kind=ty.first, broadcast=False, methods=("copy",), sums=False, linear=True)
+@adjoint(np.copy, kind=ty.first, broadcast=False, methods=("copy",), sums=False, linear=True,
+         complex=True)
 def copy(ans, x):
     d[x] += d[ans]
 
 
 # the n-th differences along `axis`; the adjoint takes differences back, n times
 @adjoint(np.diff, rt.diff, kind=ty.diff, broadcast=False, name="rt.diff", linear=True,
-         domain={"a": (-2.0, 2.0)})
+         domain={"a": (-2.0, 2.0)}, complex=True)
 def diff(ans, a, n=1, axis=-1):
     d[a] += rt.diff_adjoint(d[ans], a.shape, n, axis)
 
 
 # reversed along `axis` (every axis for None): a flip is its own adjoint
 @adjoint(np.flip, rt.flip, kind=ty.flipped("np.flip"), broadcast=False, name="rt.flip",
-         view=True, sums=False, linear=True, domain={"m": (-2.0, 2.0)})
+         view=True, sums=False, linear=True, domain={"m": (-2.0, 2.0)}, complex=True)
 def flip(ans, m, axis=None):
     d[m] += rt.flip(d[ans], axis)
 
 
 @adjoint(np.fliplr, kind=ty.flipped("np.fliplr", 2), broadcast=False, view=True, sums=False,
-         linear=True, domain={"m": (-2.0, 2.0)})
+         linear=True, domain={"m": (-2.0, 2.0)}, complex=True)
 def fliplr(ans, m):
     d[m] += np.fliplr(d[ans])
 
 
 @adjoint(np.flipud, kind=ty.flipped("np.flipud"), broadcast=False, view=True, sums=False,
-         linear=True, domain={"m": (-2.0, 2.0)})
+         linear=True, domain={"m": (-2.0, 2.0)}, complex=True)
 def flipud(ans, m):
     d[m] += np.flipud(d[ans])
 
@@ -239,12 +240,12 @@ def column_stack(ans, arrays):
 # constructors: values that do not depend on the inputs' values
 
 nondiff(np.zeros, np.ones, kind=ty.construct, params=("ans", "shape", "dtype"),
-        defaults={"dtype": None})
+        defaults={"dtype": None}, complex=True)
 # `np.ndarray(shape, dtype)`, the class itself called, is an empty array
 nondiff(np.empty, np.ndarray, name="np.empty", kind=ty.construct,
-        params=("ans", "shape", "dtype"), defaults={"dtype": None})
+        params=("ans", "shape", "dtype"), defaults={"dtype": None}, complex=True)
 nondiff(np.zeros_like, np.ones_like, np.empty_like, kind=ty.like, params=("ans", "a", "dtype"),
-        defaults={"dtype": None})
+        defaults={"dtype": None}, complex=True)
 
 
 @adjoint(np.full, kind=ty.full, broadcast=False, sums=False)
@@ -295,8 +296,8 @@ def arange_tangent(ans, start, stop=None, step=None, dtype=None):
 nondiff(np.eye, kind=ty.matrix, params=("ans", "N", "M", "k", "dtype"),
         defaults={"M": None, "k": 0, "dtype": None})
 nondiff(np.identity, kind=ty.matrix, params=("ans", "n", "dtype"), defaults={"dtype": None})
-nondiff(np.shape, kind=ty.shape, continuous=True)
-nondiff(rt.stop_gradient, kind=ty.first, name="rt.stop_gradient", continuous=True)
+nondiff(np.shape, kind=ty.shape, continuous=True, complex=True)
+nondiff(rt.stop_gradient, kind=ty.first, name="rt.stop_gradient", continuous=True, complex=True)
 
 
 # a ufunc's accumulate along `axis`, 0 unless given, as its running reduction

@@ -8,7 +8,7 @@ d = None  # templates say d[x] for "the adjoint of x"; they are never run
 t = None  # tangent templates say t[x] for "the tangent of x" (forward mode)
 
 
-@adjoint("op.Add", kind=sum_or_product)
+@adjoint("op.Add", kind=sum_or_product, complex=True)
 def add(ans, x, y):
     d[x] += d[ans]
     d[y] += d[ans]
@@ -19,7 +19,7 @@ def add_tangent(ans, x, y):
     t[ans] = t[x] + t[y]
 
 
-@adjoint("op.Sub", kind=arith)
+@adjoint("op.Sub", kind=arith, complex=True)
 def sub(ans, x, y):
     d[x] += d[ans]
     d[y] += -d[ans]
@@ -30,7 +30,7 @@ def sub_tangent(ans, x, y):
     t[ans] = t[x] - t[y]
 
 
-@adjoint("op.Mult", kind=sum_or_product)
+@adjoint("op.Mult", kind=sum_or_product, complex=True)
 def mult(ans, x, y):
     d[x] += d[ans] * y
     d[y] += d[ans] * x
@@ -41,7 +41,7 @@ def mult_tangent(ans, x, y):
     t[ans] = t[x] * y + x * t[y]
 
 
-@adjoint("op.Div", kind=true_div)
+@adjoint("op.Div", kind=true_div, complex=True)
 def div(ans, x, y):
     d[x] += d[ans] / y
     d[y] += -d[ans] * ans / y
@@ -74,7 +74,7 @@ def mod_tangent(ans, x, y):
     t[ans] = t[x] - t[y] * ((x - ans) / y)
 
 
-@adjoint("op.USub", kind=arith)
+@adjoint("op.USub", kind=arith, complex=True)
 def neg(ans, x):
     d[x] += -d[ans]
 
@@ -84,7 +84,7 @@ def neg_tangent(ans, x):
     t[ans] = -t[x]
 
 
-@adjoint("op.MatMult", kind=matmul_kind, broadcast=False)
+@adjoint("op.MatMult", kind=matmul_kind, broadcast=False, complex=True)
 def matmul(ans, x, y):
     d[x] += rt.matmul_dx(d[ans], x, y)
     d[y] += rt.matmul_dy(d[ans], x, y)
@@ -97,7 +97,7 @@ def matmul_tangent(ans, x, y):
 
 # `x @ y` as forward-mode code spells it (a tangent may be a zero number), differentiated
 # again for second derivatives
-@adjoint(rt.matmul, kind=matmul_kind, broadcast=False, name="rt.matmul")
+@adjoint(rt.matmul, kind=matmul_kind, broadcast=False, name="rt.matmul", complex=True)
 def rt_matmul(ans, x, y):
     d[x] += rt.matmul_dx(d[ans], x, y)
     d[y] += rt.matmul_dy(d[ans], x, y)
@@ -109,7 +109,9 @@ def rt_matmul_tangent(ans, x, y):
 
 
 nondiff("op.FloorDiv", kind=arith, params=("ans", "x", "y"))
-for _op in ("Eq", "NotEq", "Lt", "LtE", "Gt", "GtE", "Is", "IsNot"):
+for _op in ("Eq", "NotEq", "Is", "IsNot"):
+    nondiff(f"op.{_op}", kind=boolean, params=("ans", "x", "y"), complex=True)
+for _op in ("Lt", "LtE", "Gt", "GtE"):  # complex numbers have no order
     nondiff(f"op.{_op}", kind=boolean, params=("ans", "x", "y"))
 nondiff("op.Not", kind=boolean)
 for _op in ("BitAnd", "BitOr", "BitXor"):

@@ -55,6 +55,21 @@ class Rule:
     # its value moves only by rounding when its arguments do (not so `np.floor`, `int`)
     continuous: bool = True
     keyword_only: tuple = ()  # parameters given by keyword only (`ddof` of `np.var`)
+    # keywords that name a parameter the template must call otherwise: `d=` of
+    # np.fft.fftfreq (a template says `d[x]` for adjoints) -> {"d": "spacing"}
+    renamed: dict = field(default_factory=dict)
+    # complex operands: None refuses them; True means the template holds for them as it is
+    # written (a holomorphic or linear function: under JAX's convention its cotangent
+    # rule is the same); a Rule is the one that differentiates the call instead (`np.abs`)
+    complex: object = None
+
+    def for_kinds(self, kinds):
+        """The rule that differentiates a call whose operands have `kinds`: this one, or
+        its complex variant when an operand is complex."""
+        if isinstance(self.complex, Rule) and any(getattr(k, "is_complex", False)
+                                                  for k in kinds):
+            return self.complex
+        return self
 
     @property
     def spelled(self):
@@ -74,12 +89,13 @@ class Rule:
         for p, a in zip(positional, args):
             bound[p] = a
         for kw in keywords:
-            if kw.arg not in params:
+            arg = self.renamed.get(kw.arg, kw.arg)
+            if arg not in params:
                 raise error(f"`{self.spelled}` takes no argument `{kw.arg}` in srcad (it takes "
                             f"{', '.join(params)})")
-            if kw.arg in bound:
+            if arg in bound:
                 raise error(f"`{self.spelled}` got its argument `{kw.arg}` twice")
-            bound[kw.arg] = kw.value
+            bound[arg] = kw.value
         for p in params:
             if p not in bound and p not in self.defaults:
                 raise error(f"`{self.spelled}` is missing its argument `{p}`")
@@ -140,8 +156,8 @@ def canonical_name(obj):
     if module == "math" or module.startswith("numpy") or type(obj).__name__ == "ufunc":
         if module == "math":
             return f"math.{name}"
-        sub = module.split(".")[1] if module.startswith("numpy.linalg") else None
-        return f"np.{sub}.{name}" if sub == "linalg" else f"np.{name}"
+        sub = module.split(".")[1] if module.startswith("numpy.") else None
+        return f"np.{sub}.{name}" if sub in ("linalg", "fft", "random") else f"np.{name}"
     return name
 
 
@@ -157,7 +173,8 @@ def _register(objs, rule):
 
 
 def adjoint(*objs, kind, name=None, broadcast=None, masks=False, sequence=None, methods=(),
-            view=False, pure=True, domain=None, sums=None, linear=False):
+            view=False, pure=True, domain=None, sums=None, linear=False, complex=None,
+            renamed=None):
     """Register a template as the adjoint rule of `objs` (functions, or operator keys).
 
     `masks=True` marks a rule that sends each element's cotangent to one operand only
@@ -177,6 +194,9 @@ def adjoint(*objs, kind, name=None, broadcast=None, masks=False, sequence=None, 
     sweep that calls it be reordered. `linear=True` marks a function linear in its first
     parameter, whose tangent is the function applied to that parameter's tangent, the
     other arguments as they are (`np.sum(t[x], axis)`): it needs no `tangent` template.
+    `complex=True` marks a template that holds for complex operands too (see
+    `Rule.complex`; `complex_adjoint` gives a function another template for them).
+    `renamed` maps a keyword users pass to the template's name for that parameter.
     """
 
     def deco(template):
@@ -184,7 +204,8 @@ def adjoint(*objs, kind, name=None, broadcast=None, masks=False, sequence=None, 
         rule = _rule_of(template, name or canonical_name(objs[0]), kind=kind,
                         broadcast=rule_broadcast, masks=masks, sequence=sequence,
                         methods=tuple(methods), view=view, pure=pure,
-                        sums=not rule_broadcast if sums is None else sums)
+                        sums=not rule_broadcast if sums is None else sums, complex=complex,
+                        renamed=dict(renamed or {}))
         rule.domain = _domain(domain, rule)
         if linear:
             first, *rest = rule.params[1:]
@@ -212,6 +233,31 @@ def _rule_of(template, name, **attributes):
     return rule
 
 
+def complex_adjoint(*objs, kind):
+    """Register the adjoint template that differentiates `objs` (functions or operator
+    keys, which have rules) when an operand is complex, and `kind` types such calls.
+
+    The cotangent of a complex value `z = x + iy` follows JAX's convention: it is
+    `dL/dx - i dL/dy`, so a holomorphic function's template (`d[x] += d[ans] * f'(x)`) holds
+    as written; this is for the others (`np.abs`, `np.angle`)::
+
+        @complex_adjoint(np.abs, kind=ty.real_part)
+        def abs_of_complex(ans, x):
+            d[x] += d[ans] * np.conj(x) / ans
+    """
+
+    def deco(template):
+        for obj in objs:
+            rule = by_name(obj) if isinstance(obj, str) else lookup(obj)
+            variant = _rule_of(template, rule.name, kind=kind, broadcast=rule.broadcast,
+                               masks=rule.masks, methods=rule.methods, view=rule.view,
+                               pure=rule.pure, sums=rule.sums, complex=True)
+            rule.complex = variant
+        return template
+
+    return deco
+
+
 def _domain(domain, rule):
     """`domain` as a dict from parameter to (lo, hi) or a fixed value, or None."""
     if domain is None or isinstance(domain, dict):
@@ -219,8 +265,9 @@ def _domain(domain, rule):
     return {p: tuple(domain) for p in rule.params[1:] if p in rule.diff}
 
 
-def tangent(*objs):
-    """Register a tangent template for `objs` (forward mode), beside their adjoint rule.
+def tangent(*objs, complex=False):
+    """Register a tangent template for `objs` (forward mode), beside their adjoint rule
+    (`complex=True`: beside the rule of their complex operands, see `complex_adjoint`).
 
     The template's body is one statement, `t[ans] = <sum of terms>`, each term holding
     exactly one `t[param]` (the tangent of a differentiable parameter)::
@@ -238,6 +285,8 @@ def tangent(*objs):
             raise ValueError(f"a tangent template is one `t[ans] = ...` statement: {template}")
         for obj in objs:
             rule = lookup(obj) if not isinstance(obj, str) else by_name(obj)
+            if complex:
+                rule = rule.complex
             if rule is None:
                 raise ValueError(f"no rule to add a tangent to: {obj!r}")
             rule.tangent = body[0].value
@@ -247,16 +296,17 @@ def tangent(*objs):
 
 
 def nondiff(*objs, kind, params=("ans", "x"), defaults=None, name=None, methods=(),
-            pure=True, sums=False, continuous=False):
+            pure=True, sums=False, continuous=False, complex=None):
     """Register `objs` as having zero derivative (rounding, comparisons, constructors).
     Given a `name`, they share one rule (a function and the `rt` helper it runs as).
     Such a function is taken to jump (`continuous=False`): `continuous=True` marks one
-    whose value never moves with its arguments' values (`len`, `np.shape`)."""
+    whose value never moves with its arguments' values (`len`, `np.shape`).
+    `complex=True`: it takes complex arguments too (not so `np.floor`, `<`)."""
     groups = [objs] if name is not None else [[obj] for obj in objs]
     for group in groups:
         rule = Rule(name=name or canonical_name(group[0]), params=list(params),
                     defaults=dict(defaults or {}), kind=kind, methods=tuple(methods),
-                    pure=pure, sums=sums, continuous=continuous)
+                    pure=pure, sums=sums, continuous=continuous, complex=complex)
         _register(group, rule)
 
 

@@ -17,9 +17,15 @@ def _ndim(k):
     return max((v.ndim for v in _kinds(k)), default=0)
 
 
+def _inexact(k):
+    """'c' when an argument is complex, else 'f': the dtype of a float function's result."""
+    return "c" if any(v.dtype == "c" for v in _kinds(k)) else "f"
+
+
 def elementwise(k, c):
-    """Float result with the broadcast rank of the arguments (sin, exp, where...)."""
-    return Kind("f", _ndim(k))
+    """Float (complex, of a complex argument) result with the broadcast rank of the
+    arguments (sin, exp, where...)."""
+    return Kind(_inexact(k), _ndim(k))
 
 
 def same(k, c):
@@ -56,7 +62,7 @@ def logical(k, c):
 
 
 def true_div(k, c):
-    return Kind("f", _ndim(k))
+    return Kind(_inexact(k), _ndim(k))
 
 
 def boolean(k, c):
@@ -102,6 +108,8 @@ def reduction(dtype=None, of="x"):
         x = k[of]
         n = _axis_count(c)
         d = dtype or ("i" if x.dtype == "b" else x.dtype)
+        if d == "f" and x.dtype == "c":  # the mean of complex numbers
+            d = "c"
         return Kind(d, 0 if n is None else max(x.ndim - n, 0))
 
     kind.__name__ = "reduction"
@@ -126,6 +134,8 @@ def _dtype_arg(c, default, k=None):
     if letter is not None:
         return letter
     text = gast.dump(node)
+    if "complex" in text:
+        return "c"
     if "int" in text:
         return "i"
     if "bool" in text:
@@ -275,12 +285,21 @@ def join_arrays(extra):
         seq = k["arrays"]
         if isinstance(seq, Kind):  # np.array(x) of an array: a copy
             return seq
-        items = seq.items if isinstance(seq, TupleKind) else ()
+        items = [_nested(i) for i in seq.items] if isinstance(seq, TupleKind) else ()
         if not items:
             return Kind("f", 1 + extra)
         return Kind(promote(*items), items[0].ndim + extra)
 
     kind.__name__ = "join_arrays"
+    return kind
+
+
+def _nested(kind):
+    """A tuple or list written out inside another (`[[0, 2], [1, 1]]`) as the array NumPy
+    makes of it: its items' dtype, one dimension more."""
+    if isinstance(kind, TupleKind) and kind.items:
+        items = [_nested(i) for i in kind.items]
+        return Kind(promote(*items), items[0].ndim + 1)
     return kind
 
 
@@ -308,6 +327,16 @@ def shape(k, c):
 
 def to_float(k, c):
     return Kind("f", _ndim(k))
+
+
+def real_part(k, c):
+    """np.abs, np.real, np.imag, np.angle of a complex argument: floats of its rank."""
+    return Kind("f", _ndim(k))
+
+
+def to_complex(k, c):
+    """complex(a, b), np.complex128(x): a complex number."""
+    return Kind("c", _ndim(k))
 
 
 def rounded(k, c):
@@ -709,3 +738,24 @@ def nan_reduction(function, dtype=None):
 
     kind.__name__ = "nan_reduction"
     return kind
+
+
+def real_of(k, c):
+    """np.real(x), np.imag(x): floats for a complex x, else x's own type."""
+    x = k["x"]
+    return x.with_(dtype="f") if x.dtype == "c" else x.with_()
+
+
+def fourier(k, c):
+    """np.fft.fft, ifft, rfft: complex numbers of the input's rank."""
+    return Kind("c", k["a"].ndim)
+
+
+def real_fourier(k, c):
+    """np.fft.irfft: floats of the input's rank."""
+    return Kind("f", k["a"].ndim)
+
+
+def frequencies(k, c):
+    """np.fft.fftfreq, rfftfreq: a 1-d float array."""
+    return Kind("f", 1)

@@ -73,6 +73,18 @@ from srcad.runtime.axes import (
     sort_adjoint,
     sort_tangent,
 )
+from srcad.runtime.complex_numbers import (
+    clog_or_zero,
+    conj,
+    cpow_dx,
+    fitted,
+    imag,
+    inverse_or_zero,
+    irfft_adjoint,
+    missing_extension,
+    rfft_adjoint,
+    unit_conj,
+)
 from srcad.runtime.contractions import (
     inner,
     inner_da,
@@ -84,6 +96,7 @@ from srcad.runtime.contractions import (
     tensordot_da,
     tensordot_db,
 )
+from srcad.runtime.einsum import einsum, einsum_grad
 from srcad.runtime.elementwise import (
     arange_dstart,
     clip,
@@ -96,7 +109,6 @@ from srcad.runtime.elementwise import (
     select,
     unbroadcast,
     within,
-from srcad.runtime.einsum import einsum, einsum_grad
 )
 from srcad.runtime.failures import fail, show
 from srcad.runtime.indexing import (

@@ -21,7 +21,8 @@ def _reshape(x, shape):
 
 
 def scatter_add(d, index, g):
-    """d[index] += g for a 1-d integer array `index`, repeated indices adding up."""
+    """d[index] += g for an integer array `index` (of any rank), repeated indices adding
+    up."""
     np.add.at(d, index, g)
 
 
@@ -29,13 +30,16 @@ def scatter_add(d, index, g):
 def _scatter_add(d, index, g):
     if _is_array(g):
         def impl(d, index, g):
-            for k in range(index.shape[0]):
-                d[index[k]] += g[k]
+            flat = index.ravel()
+            lines = np.ascontiguousarray(g).reshape((flat.shape[0],) + d.shape[1:])
+            for k in range(flat.shape[0]):
+                d[flat[k]] += lines[k]
         return impl
 
     def impl_scalar(d, index, g):
-        for k in range(index.shape[0]):
-            d[index[k]] += g
+        flat = index.ravel()
+        for k in range(flat.shape[0]):
+            d[flat[k]] += g
     return impl_scalar
 
 
@@ -66,35 +70,36 @@ def _roll(a, shift, axis=None):
 
 
 def take_written(d, index):
-    """For `x[index] = v` with an integer array `index`: the cotangent of `v`, and `d`
+    """For `x[index] = v` with an integer array `index` (of any rank): the cotangent of
+    `v` (shaped like `x[index]`), and `d`
     (the cotangent of `x`) cleared where the write landed. Where `index` repeats, the
     last write is the one that stays, so only it gets the cotangent."""
-    n = d.shape[0]
-    out = np.zeros((index.shape[0],) + d.shape[1:])
+    n, flat = d.shape[0], np.ravel(index)
+    out = np.zeros((flat.shape[0],) + d.shape[1:], dtype=d.dtype)
     seen = np.zeros(n, dtype=bool)
-    for k in range(index.shape[0] - 1, -1, -1):
-        j = index[k] % n
+    for k in range(flat.shape[0] - 1, -1, -1):
+        j = flat[k] % n
         if not seen[j]:
             out[k] = d[j]
             seen[j] = True
     d[index] = 0.0
-    return out
+    return out.reshape(np.shape(index) + d.shape[1:])
 
 
 @_jit_version(take_written)
 def _take_written(d, index):
     def impl(d, index):
-        n = d.shape[0]
-        out = np.zeros((index.shape[0],) + d.shape[1:])
+        n, flat = d.shape[0], index.ravel()
+        out = np.zeros((flat.shape[0],) + d.shape[1:], dtype=d.dtype)
         seen = np.zeros(n, dtype=np.bool_)
-        for k in range(index.shape[0] - 1, -1, -1):
-            j = index[k] % n
+        for k in range(flat.shape[0] - 1, -1, -1):
+            j = flat[k] % n
             if not seen[j]:
                 out[k] = d[j]
                 seen[j] = True
-        for k in range(index.shape[0]):
-            d[index[k] % n] = 0.0
-        return out
+        for k in range(flat.shape[0]):
+            d[flat[k] % n] = 0.0
+        return out.reshape(index.shape + d.shape[1:])
 
     return impl
 

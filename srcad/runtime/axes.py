@@ -80,8 +80,8 @@ def diff_adjoint(g, shape, n=1, axis=-1):
     times (each takes a line of m - 1 to one of m: -g[0], g[0] - g[1], ..., g[m - 2]);
     zero when n differences leave nothing (n >= m)."""
     if n >= shape[axis]:
-        return np.zeros(shape)
-    g = np.array(g, dtype=float)
+        return np.zeros(shape, dtype=np.asarray(g).dtype)
+    g = np.array(g, dtype=complex if np.iscomplexobj(g) else float)
     for _ in range(n):
         pad = [(0, 0)] * g.ndim
         pad[axis] = (1, 1)
@@ -94,10 +94,10 @@ def _diff_adjoint(g, shape, n=1, axis=-1):
     def impl(g, shape, n=1, axis=-1):
         ax = _axis(axis, g.ndim)
         if n >= shape[ax]:
-            return np.zeros(shape)
+            return np.zeros(shape, dtype=g.dtype)
         lines = _lines(g, ax)
         m = lines.shape[1]
-        out = np.zeros((lines.shape[0], m + n, lines.shape[2]))
+        out = np.zeros((lines.shape[0], m + n, lines.shape[2]), dtype=g.dtype)
         out[:, :m, :] = lines
         for _ in range(n):
             m += 1  # out[:, :m - 1] holds the cotangent of a line of m - 1 differences

@@ -33,11 +33,11 @@ def _cumsum(x, axis=None):
 def cumsum_adjoint(g, x, axis=None):
     """Adjoint of np.cumsum(x, axis), shaped like `x`: the running sums of `g` from the
     end of each line."""
-    out = np.empty(np.shape(x))
+    out = np.empty(np.shape(x), g.dtype)
     lines, grads = lines_along(out, axis), lines_along(g, axis)
     for i in range(lines.shape[0]):
         for j in range(lines.shape[2]):
-            s = 0.0
+            s = grads[i, 0, j] * 0  # a zero of g's type (float or complex)
             for k in range(lines.shape[1] - 1, -1, -1):
                 s += grads[i, k, j]
                 lines[i, k, j] = s
