@@ -361,3 +361,93 @@ def test_minimize_an_in_place_kernel():
     assert result.outcome == fuzz.REFUSED and "try" in result.detail
     assert "try:" in small and len(small.splitlines()) < len(lines)
     assert small.splitlines()[0] == lines[0]
+
+
+# --------------------------------------------------------------------------- complex values
+
+COMPLEX = ("complex",)
+COMPLEX_AVOID = AVOID
+COMPLEX_SEEDS = range(12)
+
+
+def test_complex_family_programs():
+    results = [fuzz.check(seed, generator="grammar", avoid=COMPLEX_AVOID, families=COMPLEX)
+               for seed in COMPLEX_SEEDS]
+    bad = [r for r in results if r.outcome in (fuzz.WRONG, fuzz.CRASH, fuzz.REFUSED)]
+    assert not bad, "\n\n".join(f"seed {r.seed}: {r.outcome.upper()}\n{r.detail}\n{r.source}"
+                                for r in bad)
+    assert sum(r.outcome == fuzz.OK for r in results) >= len(results) - 2
+
+
+def test_the_complex_family_leaves_the_other_programs_as_they_were():
+    # digests of seeds 0-149 as the generator wrote them before the family existed
+    wanted = {(): "fbe0313b69c932ee7094d6e1d89e1e94ebc8694a0039b80276f5aa9f353b6937",
+              (True,): "c3a0b087410085f4c002386863b2a553462c2f64fe261180bce6e998b186a18f"}
+    for key, want in wanted.items():
+        digest = hashlib.sha256()
+        for seed in range(150):
+            source, spec = grammar.generate(seed, in_place=bool(key))
+            digest.update(source.encode())
+            digest.update(repr(spec).encode())
+        assert digest.hexdigest() == want, f"in_place={bool(key)}"
+    assert not any("complex" in repr(grammar.generate(seed)[1]) for seed in range(50))
+
+
+def _complex_shapes(source):
+    found = {k for k in ("np.fft.fft(", "np.fft.ifft(", "np.fft.rfft(", "np.fft.irfft(",
+                         "np.where(", "np.cumsum(", "np.angle(", "np.conj(", ".conj()",
+                         ".conjugate()", "complex(", "np.log(", "np.sqrt(", " @ ", "axis=",
+                         ".real", ".imag") if k in source}
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow) and \
+                "j" in ast.unparse(node.right):
+            found.add("complex exponent")
+        if isinstance(node, ast.For) and any(
+                isinstance(s, ast.Assign) and isinstance(s.targets[0], ast.Subscript) and
+                ast.unparse(s.targets[0].value).startswith(("zw", "q"))
+                for s in ast.walk(node)):
+            found.add("complex write in a loop")
+    return found
+
+
+def test_the_complex_family_draws_complex_values():
+    seen = set()
+    for seed in range(200):
+        source, spec = grammar.generate(seed, avoid=COMPLEX_AVOID, families=COMPLEX)
+        assert checker.parse_header(source.splitlines()[0]) == ("grammar", seed, spec)
+        assert ("c", (), "complex") in spec
+        seen |= _complex_shapes(source)
+    wanted = {"np.fft.fft(", "np.fft.ifft(", "np.fft.rfft(", "np.fft.irfft(", "np.where(",
+              "np.cumsum(", "np.angle(", "np.conj(", ".conj()", ".conjugate()", "complex(",
+              "np.log(", "np.sqrt(", " @ ", "axis=", ".real", ".imag", "complex exponent",
+              "complex write in a loop"}
+    assert wanted <= seen, f"never generated: {sorted(wanted - seen)}"
+    with pytest.raises(ValueError):
+        grammar.generate(0, families=("quaternion",))
+
+
+def test_complex_arguments_count_as_their_real_and_imaginary_parts():
+    def f(x, c, q):
+        return (c * c).real + x * np.sum(q.imag)
+
+    c, x, q = complex(0.3, -0.7), 0.5, np.array([1.0 + 2.0j, -0.5j])
+    args = (x, c, q)
+    fd = compare.partials(f, args, compare.REL_STEP)
+    # JAX's convention: dL/dx - i dL/dy; (c * c).real = re ** 2 - im ** 2
+    grads = (float(np.sum(q.imag)), 2 * c, -1j * x * np.ones(2))
+    got = compare.flat(grads, args)
+    assert got.shape == fd.shape == (7,)
+    names = ["x", "c", "q"]
+    assert compare.mismatched_gradient(False, got, fd, args, names, "", 0.0) is None
+    wrong = compare.flat((grads[0], np.conj(grads[1]), grads[2]), args)
+    bad = compare.mismatched_gradient(False, wrong, fd, args, names, "", 0.0)
+    assert "d/dc.imag" in bad and "d/dc.real" not in bad
+    t = compare.split(np.arange(7.0), args)
+    assert t[1] == complex(1.0, 2.0) and t[2].tolist() == [3.0 + 5.0j, 4.0 + 6.0j]
+
+
+def test_a_real_gradient_for_a_complex_argument_is_wrong():
+    assert checker._wrong_type((1.0, 0.5), (0.3, 1j), ["x", "c"], False)
+    assert checker._wrong_type((1.0, 0.5j), (0.3, 1j), ["x", "c"], False) is None
+    assert "shape" in checker._wrong_type((np.zeros(3),), (np.zeros(2, complex),), ["q"],
+                                          False)

@@ -87,28 +87,39 @@ def _generator(name):
 GENERATORS = ("programs", "grammar")
 
 
-def generate(seed, generator="programs", avoid=(), in_place=False):
-    """(source, spec) of program `seed` from `generator`; `avoid` and `in_place` (an
-    in-place kernel, whose header names the argument it writes) only for "grammar"."""
+def generate(seed, generator="programs", avoid=(), in_place=False, families=()):
+    """(source, spec) of program `seed` from `generator`; `avoid`, `in_place` (an
+    in-place kernel, whose header names the argument it writes) and `families` (opt-in
+    families of constructs, such as "complex") only for "grammar"."""
     if generator == "grammar":
+        if families:
+            return _generator(generator)(seed, avoid=avoid, in_place=in_place,
+                                         families=families)
         return _generator(generator)(seed, avoid=avoid, in_place=in_place)
-    if in_place:
-        raise ValueError("in-place programs come from the grammar generator only")
+    if in_place or families:
+        raise ValueError("in-place programs and families come from the grammar generator "
+                         "only")
     return _generator(generator)(seed)
 
 
 def as_spec(shapes):
     """The argument spec ((name, shape), ...) for a generator's second result: a spec
-    already, or the (n, rows) of a `programs` program, f(x, y, a, m)."""
+    already, or the (n, rows) of a `programs` program, f(x, y, a, m).  A complex
+    argument's entry is (name, shape, "complex")."""
     if len(shapes) == 2 and all(isinstance(v, int) for v in shapes):
         n, rows = shapes
         return (("x", ()), ("y", ()), ("a", (n,)), ("m", (rows, n)))
-    return tuple((name, tuple(shape)) for name, shape in shapes)
+    return tuple((name, tuple(shape), *kind) for name, shape, *kind in shapes)
+
+
+def arg_names(spec):
+    """The names of the arguments of `spec`, in order."""
+    return [entry[0] for entry in as_spec(spec)]
 
 
 _PROGRAMS_HEADER = re.compile(r"seed (-?\d+), a: \((\d+),\), m: \((\d+), (\d+)\)")
 _GRAMMAR_HEADER = re.compile(r"grammar program, seed (-?\d+), args: (.*)$")
-_ARG = re.compile(r"(\w+): \(([\d, ]*)\)")
+_ARG = re.compile(r"(\w+): (complex )?\(([\d, ]*)\)")
 
 
 def parse_header(line):
@@ -116,7 +127,8 @@ def parse_header(line):
     match = _GRAMMAR_HEADER.search(line)
     if match:
         spec = tuple((name, tuple(int(v) for v in dims.replace(" ", "").split(",") if v))
-                     for name, dims in _ARG.findall(match[2]))
+                     + (("complex",) if kind else ())
+                     for name, kind, dims in _ARG.findall(match[2]))
         return "grammar", int(match[1]), spec
     match = _PROGRAMS_HEADER.search(line)
     if match is None:
@@ -145,7 +157,7 @@ def parse_out(line):
     match = _OUT.search(line)
     if match is None:
         return None
-    names = [name for name, _ in parse_header(line)[2]]
+    names = arg_names(parse_header(line)[2])
     return names.index(match[1])
 
 
@@ -163,9 +175,32 @@ def load(source, name, folder):
 
 def _inputs(rng, spec):
     """Random inputs in [-1.5, 1.5] for every argument of `spec`, in order: Python floats
-    (as srcad computes with them, and as f then does) and float arrays."""
-    return tuple(float(rng.uniform(-1.5, 1.5)) if shape == () else rng.uniform(-1.5, 1.5, shape)
-                 for _, shape in as_spec(spec))
+    (as srcad computes with them, and as f then does) and float arrays; for a complex
+    argument, Python complex numbers and complex arrays whose parts are in that range."""
+    return tuple(_input(rng, shape) if not kind else _complex_input(rng, shape)
+                 for _, shape, *kind in as_spec(spec))
+
+
+def _input(rng, shape):
+    return float(rng.uniform(-1.5, 1.5)) if shape == () else rng.uniform(-1.5, 1.5, shape)
+
+
+def _complex_input(rng, shape):
+    re, im = _input(rng, shape), _input(rng, shape)
+    return complex(re, im) if shape == () else re + 1j * im
+
+
+def _wrong_type(grads, args, names, jit):
+    """None when every gradient has its argument's type (complex for a complex argument,
+    real for a real one) and shape, else what is wrong."""
+    for name, g, v in zip(names, grads, args):
+        if np.shape(g) != np.shape(v):
+            return f"jit={jit}: grad of {name} has shape {np.shape(g)}, not {np.shape(v)}"
+        if np.iscomplexobj(v) != np.iscomplexobj(g):
+            want = "complex" if np.iscomplexobj(v) else "real"
+            return (f"jit={jit}: grad of {name} is {type(g).__name__} "
+                    f"{getattr(g, 'dtype', '')}, not {want}")
+    return None
 
 
 def _mismatch(f, args, names, value, fd, rng, jit, reference):
@@ -177,9 +212,12 @@ def _mismatch(f, args, names, value, fd, rng, jit, reference):
     g = srcad.value_and_grad(f, wrt=wrt, jit=jit, on_jit_error="raise")
     given = copies(args)
     out, grads = g(*given)
-    got = flat(grads)
     if not all(np.array_equal(u, v) for u, v in zip(given, args)):
         return f"jit={jit}: grad mutated an array argument"
+    bad = _wrong_type(grads, args, names, jit)
+    if bad:
+        return bad
+    got = flat(grads, args)
     where = show(args, names)
     want = reference(args) if jit and reference is not None else None
     bad = primal_mismatch(jit, float(out), value, want, where, "value")
@@ -233,7 +271,7 @@ def check_program(f, spec, rng, jits, reference=None, out=None, notes=None):
     An input where a check of f's fires is checked for srcad raising alike, and noted in
     `notes`.  (outcome, detail)."""
     spec = as_spec(spec)
-    names = [name for name, _ in spec]
+    names = arg_names(spec)
     notes = [] if notes is None else notes
     skipped = 0
     for _ in range(TRIES):
@@ -336,9 +374,10 @@ def _remove(folder, names):
         pass
 
 
-def check(seed, jit=False, folder=None, generator="programs", avoid=(), in_place=False):
+def check(seed, jit=False, folder=None, generator="programs", avoid=(), in_place=False,
+          families=()):
     """Generate program `seed` and check it; jit=True also checks the Numba-compiled sweeps."""
-    source, shapes = generate(seed, generator, avoid, in_place)
+    source, shapes = generate(seed, generator, avoid, in_place, families)
     out = parse_out(source.splitlines()[0])
     return check_source(source, seed, shapes, jit, folder, out=out)
 
@@ -378,13 +417,18 @@ def _parser():
     parser.add_argument("--avoid", default="",
                         help="grammar only: comma-separated constructs to leave out while a "
                              "known bug in them is fixed (neg-base, sum-list, zero-singular, "
-                             "one-item, swap-twice), or recent ones (matrix, int-index, "
-                             "tuple-index, mask, extremum, raise, swap; avoiding all seven "
-                             "gives the programs of seeds before they were added)")
+                             "one-item, swap-twice, complex-aug), or recent ones (matrix, "
+                             "int-index, tuple-index, mask, extremum, raise, swap, idioms; "
+                             "avoiding them all gives the programs of seeds before they were "
+                             "added)")
     parser.add_argument("--in-place", action="store_true",
                         help="grammar only: in-place kernels, which write their result into "
                              "argument a and return nothing, checked through "
                              "srcad.vjp(f, ..., out=a)")
+    parser.add_argument("--family", default="",
+                        help="grammar only: comma-separated families of constructs drawn "
+                             "only when asked for (complex: complex arguments and "
+                             "intermediates, checked along real and imaginary parts)")
     parser.add_argument("--jit-every", type=int, default=5,
                         help="also check jit=True on every K-th program (0: never)")
     parser.add_argument("--check-passes", action="store_true",
@@ -400,13 +444,15 @@ def _parser():
 def main(argv=None):
     opts = _parser().parse_args(argv)
     avoid = tuple(a for a in opts.avoid.split(",") if a)
+    opts.families = tuple(a for a in opts.family.split(",") if a)
     if opts.check_passes:
         os.environ["SRCAD_CHECK_PASSES"] = "1"
     import warnings
     warnings.simplefilter("ignore")
     if opts.minimize:
         from srcad.fuzz.shrink import minimize_main
-        return minimize_main(opts.minimize, opts.out, opts.generator, avoid, opts.in_place)
+        return minimize_main(opts.minimize, opts.out, opts.generator, avoid, opts.in_place,
+                             opts.families)
     counts, jitted, raised, refusals = _run(opts, avoid)
     print(f"{opts.n} programs (jit on {jitted}, off {opts.n - jitted}): "
           + " ".join(f"{k}={v}" for k, v in counts.items())
@@ -427,7 +473,7 @@ def _run(opts, avoid):
         jit = opts.jit_every > 0 and (seed - opts.seed) % opts.jit_every == 0
         jitted += jit
         result = check(seed, jit=jit, folder=folder, generator=opts.generator, avoid=avoid,
-                       in_place=opts.in_place)
+                       in_place=opts.in_place, families=opts.families)
         counts[result.outcome] += 1
         raised += any(note.startswith("raised") for note in result.notes)
         if opts.verbose:
@@ -439,7 +485,8 @@ def _run(opts, avoid):
             message = refusal_message(result.detail)
             refusals[message] = refusals.get(message, 0) + 1
         if result.outcome in (REFUSED, WRONG, CRASH):
-            tag = "_in_place" if opts.in_place else ""
+            tag = ("_in_place" if opts.in_place else "") + "".join(
+                "_" + family for family in opts.families)
             path = write_failure(result, opts.out, tag)
             first = _summary(result)
             print(f"seed {seed}: {result.outcome.upper()} -> {path}\n    {first[:200]}", flush=True)

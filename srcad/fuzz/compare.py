@@ -1,5 +1,10 @@
 """How `srcad.fuzz` compares srcad with the function: central finite differences, floats
-bit for bit or within a few ulps, and a primal value against f's own and Numba's."""
+bit for bit or within a few ulps, and a primal value against f's own and Numba's.
+
+A complex argument `z = x + iy` counts as two real coordinates, its real parts and then its
+imaginary parts: finite differences step along each, and srcad's gradient `g` (JAX's
+convention, `dL/dx - i dL/dy`) is laid out as `(Re g, -Im g)`, so that both read
+`(dL/dx, dL/dy)` and a tangent `(tx, ty)` is the complex tangent `tx + i ty`."""
 
 import numpy as np
 
@@ -22,9 +27,12 @@ def value_of(f, args):
 
 def partials(f, args, h_rel):
     """Central differences of scalar f at args in every coordinate of every argument,
-    flattened."""
+    flattened (a complex argument's real parts, then its imaginary parts)."""
     out = []
     for k, v in enumerate(args):
+        if np.iscomplexobj(v):
+            out += _complex_partials(f, args, k, h_rel)
+            continue
         for j in range(np.size(v)):
             p, m = copies(args), copies(args)
             if isinstance(v, np.ndarray):
@@ -39,8 +47,43 @@ def partials(f, args, h_rel):
     return np.array(out)
 
 
-def flat(values):
-    return np.concatenate([np.asarray(v, dtype=float).ravel() for v in values])
+def _complex_partials(f, args, k, h_rel):
+    """Central differences along the real parts of complex argument k, then along its
+    imaginary parts."""
+    v = args[k]
+    out = []
+    for unit in (1.0, 1j):
+        for j in range(np.size(v)):
+            p, m = copies(args), copies(args)
+            part = np.real(v) if unit == 1.0 else np.imag(v)
+            h = h_rel * max(1.0, abs(float(np.ravel(part)[j])))
+            if isinstance(v, np.ndarray):
+                p[k].flat[j] += h * unit
+                m[k].flat[j] -= h * unit
+            else:
+                p[k] += h * unit
+                m[k] -= h * unit
+            out.append((value_of(f, p) - value_of(f, m)) / (2 * h))
+    return out
+
+
+def flat(values, like=None):
+    """The values as one float vector; a value of a complex argument of `like` (or a
+    complex value) as its real parts and then its negated imaginary parts."""
+    like = values if like is None else like
+    out = []
+    for v, arg in zip(values, like):
+        if np.iscomplexobj(arg) or np.iscomplexobj(v):
+            v = np.asarray(v, dtype=complex)
+            out += [v.real.ravel(), -v.imag.ravel()]
+        else:
+            out.append(np.asarray(v, dtype=float).ravel())
+    return np.concatenate(out)
+
+
+def size(v):
+    """How many real coordinates argument v has: twice its size if it is complex."""
+    return np.size(v) * (2 if np.iscomplexobj(v) else 1)
 
 
 def close(got, want, rtol, scale=0.0):
@@ -83,21 +126,27 @@ def split(t, args):
     """The flat vector `t` cut into one tangent per argument, shaped like it."""
     tangents, at = [], 0
     for v in args:
-        tangents.append(t[at:at + np.size(v)].reshape(np.shape(v)) if np.ndim(v)
-                        else float(t[at]))
-        at += np.size(v)
+        part = t[at:at + size(v)]
+        if np.iscomplexobj(v):
+            half = np.size(v)
+            part = part[:half] + 1j * part[half:]
+        tangents.append(part.reshape(np.shape(v)) if np.ndim(v) else
+                        complex(part[0]) if np.iscomplexobj(v) else float(part[0]))
+        at += size(v)
     return tangents
 
 
 def coord(k, args, names):
-    """The name of flat coordinate k: `x`, `a[2]`, `m[1, 0]`."""
+    """The name of flat coordinate k: `x`, `a[2]`, `m[1, 0]`, `c.imag`, `q[1].real`."""
     at = 0
     for name, v in zip(names, args):
-        if k < at + np.size(v):
-            j = k - at
-            return name if np.ndim(v) == 0 else \
-                f"{name}[{', '.join(map(str, np.unravel_index(j, np.shape(v))))}]"
-        at += np.size(v)
+        if k < at + size(v):
+            j, part = k - at, ""
+            if np.iscomplexobj(v):
+                j, part = j % np.size(v), ".imag" if j >= np.size(v) else ".real"
+            return (name if np.ndim(v) == 0 else
+                    f"{name}[{', '.join(map(str, np.unravel_index(j, np.shape(v))))}]") + part
+        at += size(v)
     return str(k)
 
 

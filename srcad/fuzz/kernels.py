@@ -24,6 +24,7 @@ from srcad.fuzz.compare import (
     mismatched_gradient,
     primal_mismatch,
     show,
+    size,
     split,
 )
 
@@ -59,7 +60,7 @@ def unlike_raise(f, args, names, exc, jit, out=None):
 
     wrt = tuple(range(len(args)))
     options = {"jit": jit, "on_jit_error": "raise"}
-    tangents = split(np.ones(sum(np.size(v) for v in args)), args)
+    tangents = split(np.ones(sum(map(size, args))), args)
     runs = {"jvp": lambda: srcad.jvp(f, copies(args), tangents, wrt=wrt, out=out, **options)}
     if out is None:
         runs["grad"] = lambda: srcad.value_and_grad(f, wrt=wrt, **options)(*copies(args))

@@ -210,9 +210,9 @@ def _replace(node, field, pos, k):
         value[pos] = new
 
 
-def minimize_main(target, out, generator="programs", avoid=(), in_place=False):
+def minimize_main(target, out, generator="programs", avoid=(), in_place=False, families=()):
     """CLI: minimize a failure file (or the program of a seed of `generator`, an in-place
-    one with `in_place`) and write `*_min.py`."""
+    one with `in_place`, one with the opt-in `families`) and write `*_min.py`."""
     if os.path.exists(target):
         with open(target) as fh:
             source = fh.read()
@@ -220,9 +220,9 @@ def minimize_main(target, out, generator="programs", avoid=(), in_place=False):
         source = source.split("\n# REFUSED")[0].split("\n# WRONG")[0].split("\n# CRASH")[0]
         path = os.path.splitext(target)[0] + "_min.py"
     else:
-        source, _ = fuzz.generate(int(target), generator, avoid, in_place)
-        jit = fuzz.check(int(target), generator=generator, avoid=avoid,
-                         in_place=in_place).outcome in (fuzz.OK, fuzz.SKIPPED)
+        source, _ = fuzz.generate(int(target), generator, avoid, in_place, families)
+        jit = fuzz.check(int(target), generator=generator, avoid=avoid, in_place=in_place,
+                         families=families).outcome in (fuzz.OK, fuzz.SKIPPED)
         os.makedirs(out, exist_ok=True)
         path = os.path.join(out, f"{generator}_seed{target}_min.py")
     _, seed, shapes = fuzz.parse_header(source.splitlines()[0])

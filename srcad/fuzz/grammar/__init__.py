@@ -34,24 +34,41 @@ its value for inputs in [-1.5, 1.5]: an expression that may grow past `LIMIT` is
 and the base of a non-integer power are bounded away from zero, so values and gradients
 stay finite and finite differences meaningful.
 
+`generate(seed, families=("complex",))` writes a program of a family drawn only when asked
+for (`FAMILIES`; the other programs stay as they were): "complex" adds complex arguments
+`c` and `q` and complex intermediates (literals, arithmetic mixing real and complex
+values, powers, np.exp log sqrt and the trigonometric functions, parts, moduli and
+angles, Fourier transforms, element writes in loops), checked along the real and
+imaginary parts of the complex arguments (`complex_values`).
+
 `avoid` names constructs to leave out while a known bug in them is being fixed:
 "neg-base" (a negative literal as the base of `**`), "sum-list" (`np.sum` of a list
 literal), "zero-singular" (a function at an argument that is zero for every input,
 where the function's derivative is infinite but the composite's is zero:
 `math.sqrt(x * 0.0)`), "one-item" (`max([e])`, refused as a `max` missing its second
-argument) and "swap-twice" (buffers that swap names again outside the loop that swapped
-them, or in a loop over a tuple, which srcad unrolls: refused as aliases); or any of the
-recent constructs.  The default produces all of them.
+argument), "swap-twice" (buffers that swap names again outside the loop that swapped
+them, or in a loop over a tuple, which srcad unrolls: refused as aliases) and
+"complex-aug" (`w *= s`, `w[i] *= s` into a complex array, written `w = w * s` instead:
+an internal error in srcad's kind inference); or any of the recent constructs.  The
+default produces all of them.
 
 The generator, leaves first: `trees` (tree builders, the interval-carrying `V`, the
 bounds), `atoms` (literals, names, array reads and reductions), `bounded` (squashed,
 positive and nonzero expressions), `exprs` (every operator and call, and tests),
-`selections` (the recent expressions), `writes` (the recent statements), `statements`
+`selections` (the recent expressions), `writes` (the recent statements), `idioms`,
+`complex_values` (the "complex" family), `statements`
 (assignments, branches, loops) and `program` (the module and `generate`).
 """
 
 from srcad.fuzz.grammar.program import format_spec, generate
-from srcad.fuzz.grammar.trees import AVOIDABLE, INPUT_RANGE, LIMIT, LOOP_BOUND, RECENT
+from srcad.fuzz.grammar.trees import (
+    AVOIDABLE,
+    FAMILIES,
+    INPUT_RANGE,
+    LIMIT,
+    LOOP_BOUND,
+    RECENT,
+)
 
-__all__ = ["AVOIDABLE", "INPUT_RANGE", "LIMIT", "LOOP_BOUND", "RECENT", "format_spec",
-           "generate"]
+__all__ = ["AVOIDABLE", "FAMILIES", "INPUT_RANGE", "LIMIT", "LOOP_BOUND", "RECENT",
+           "format_spec", "generate"]

@@ -9,12 +9,14 @@ from srcad.fuzz.grammar.trees import NAMED, RECENT, TINY, V, binop, call, num, r
 
 _PLAIN_FLOATS = (0.5, 1.5, 2.0, 0.25, 3.0, 0.1, 1.25, 0.75, 2.5, 1e-3, 4.0)
 RECENT_ATOM = 0.06   # the chance that a leaf is one of the recent forms (`Selections`)
+COMPLEX_ATOM = 0.2   # with the "complex" family, the chance that a leaf reads a complex value
 
 
 class Atoms:
     """Expressions over the names in scope, each with an interval for its value: this class
-    holds the scope and writes the leaves.  `squashed`, `expr` and `recent_atom`, which
-    the leaves call back, come from its subclasses `Bounded`, `Exprs` and `Selections`."""
+    holds the scope and writes the leaves.  `squashed`, `expr`, `recent_atom` and
+    `complex_atom`, which the leaves call back, come from its subclasses `Bounded`,
+    `Exprs`, `Selections` and `ComplexValues`."""
 
     def __init__(self, rng, consts, avoid):
         self.rng = rng
@@ -32,6 +34,7 @@ class Atoms:
         self.selections = {}            # masked selection name -> (lo, hi, most elements)
         self.lazy = 0                   # > 0 where an expression may go unevaluated
         self.int_valued = set()         # float names that may hold a Python int
+        self.families = ()              # opt-in families drawn (`FAMILIES`)
 
     def chance(self, p):
         return self.rng.random() < p
@@ -110,6 +113,10 @@ class Atoms:
 
     def atom(self):
         r = self.rng
+        if self.families and self.chance(COMPLEX_ATOM):
+            v = self.complex_atom()
+            if v is not None:
+                return v
         if self.recent and self.chance(RECENT_ATOM):
             v = self.recent_atom()
             if v is not None:

@@ -8,7 +8,7 @@ import random
 import re
 
 from srcad.fuzz.grammar.statements import Body
-from srcad.fuzz.grammar.trees import AVOIDABLE, INPUT_RANGE, binop, call, num, ref
+from srcad.fuzz.grammar.trees import AVOIDABLE, FAMILIES, INPUT_RANGE, binop, call, num, ref
 
 
 def _constants(rng):
@@ -21,24 +21,37 @@ def _constants(rng):
     return dict(rng.sample(pool, rng.randrange(0, 4)))
 
 
-def generate(seed, avoid=(), in_place=False):
+def generate(seed, avoid=(), in_place=False, families=()):
     """(module source, argument spec) of grammar program `seed`; the spec is a tuple of
-    (name, shape) pairs, () for a float.  An in-place program is another program for the
-    same seed."""
-    avoid = frozenset(avoid)
+    (name, shape) pairs, () for a float, and (name, shape, "complex") for a complex
+    argument.  An in-place program is another program for the same seed, and so is one
+    of the opt-in `families` (`FAMILIES`)."""
+    avoid, families = frozenset(avoid), tuple(sorted(set(families)))
     unknown = avoid - set(AVOIDABLE)
     if unknown:
         raise ValueError(f"unknown constructs to avoid: {sorted(unknown)}; known: {AVOIDABLE}")
-    rng = random.Random(f"grammar-in-place-{seed}" if in_place else f"grammar-{seed}")
+    if set(families) - set(FAMILIES):
+        raise ValueError(f"unknown families: {sorted(set(families) - set(FAMILIES))}; "
+                         f"known: {FAMILIES}")
+    if families and in_place:
+        raise ValueError("in-place kernels take no families")
+    kind = "-".join(("in-place",) * in_place + families)
+    rng = random.Random(f"grammar-{kind}-{seed}" if kind else f"grammar-{seed}")
     consts = _constants(rng)
     g = Body(rng, consts, avoid)
     g.in_place = in_place
+    g.families = families
     spec = _arguments(g)
+    if g.complex_on:
+        g.complex_arguments(spec)
     body = _local_arrays(g)
     g.budget = rng.randrange(2, 9)
     while g.budget > 0:
         body += g.stmt(2)
-    body.append(_final_write(g) if in_place else ast.Return(_final(g)))
+    if in_place:
+        body.append(_final_write(g))
+    else:
+        body.append(ast.Return(g.complex_result(_final(g)) if g.complex_on else _final(g)))
     module = _module(consts, spec, body, g.global_assignments())
     if "neg-base" in avoid:
         module = _FoldNegativeBases(consts).visit(module)
@@ -92,7 +105,7 @@ def _local_arrays(g):
 def _module(consts, spec, body, arrays=()):
     """The module: imports, the constants (module-level arrays too), and `def f(<the names
     in spec>): <body>`."""
-    args = ast.arguments(posonlyargs=[], args=[ast.arg(name) for name, _ in spec],
+    args = ast.arguments(posonlyargs=[], args=[ast.arg(entry[0]) for entry in spec],
                          kwonlyargs=[], kw_defaults=[], defaults=[])
     fn = ast.FunctionDef(name="f", args=args, body=body, decorator_list=[], returns=None,
                          type_params=[])
@@ -194,8 +207,8 @@ def _final(g):
 
 
 def format_spec(spec):
-    """`x: (), y: (), a: (5,)` for a spec."""
-    return ", ".join(f"{name}: {shape!r}" for name, shape in spec)
+    """`x: (), y: (), a: (5,), c: complex ()` for a spec."""
+    return ", ".join(f"{name}: {' '.join(kind + [repr(shape)])}" for name, shape, *kind in spec)
 
 
 def _layout(text):

@@ -4,11 +4,11 @@ of statements, which `stmt` draws too, are in `writes`)."""
 
 import ast
 
-from srcad.fuzz.grammar.idioms import Idioms
+from srcad.fuzz.grammar.complex_values import ComplexValues
 from srcad.fuzz.grammar.trees import LIMIT, LOOP_BOUND, V, binop, call, mul_iv, num, pow_iv, ref
 
 
-class Body(Idioms):
+class Body(ComplexValues):
     """Statements of one function body; names rebound in branches and loops keep the
     interval of every value they may hold.  With `in_place`, returns return nothing."""
 
@@ -56,7 +56,8 @@ class Body(Idioms):
                  ("while", 1 if d > 0 and self.loop_depth < 2 else 0),
                  ("jump", 2 if self.loop_depth else 0), ("intvar", 1), ("parallel", 2),
                  ("multi", 1), ("flag", 1), ("write", 3 if self.writable else 0)]
-        forms += self.recent_statements(d) + self.idiom_statements(d)
+        forms += self.recent_statements(d) + self.idiom_statements(d) + \
+            self.complex_statements(d)
         form = r.choices([f for f, _ in forms], [w for _, w in forms])[0]
         return getattr(self, "_s_" + form)(d)
 
