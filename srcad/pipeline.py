@@ -18,10 +18,12 @@ from srcad.passes.common_subexpressions import CommonSubexpressions
 from srcad.passes.expand_aug_assign import ExpandAugAssign
 from srcad.passes.filling_helpers import FillingHelpers
 from srcad.passes.forward_ad import ForwardAD
+from srcad.passes.fuse_elementwise import FuseElementwise
 from srcad.passes.guard_integer_powers import GuardIntegerPowers
 from srcad.passes.hoist_local_functions import HoistLocalFunctions
 from srcad.passes.infer_kinds import InferKinds
 from srcad.passes.lean_array_adjoints import LeanArrayAdjoints
+from srcad.passes.lean_tape import LeanTape
 from srcad.passes.lower_comprehensions import LowerComprehensions
 from srcad.passes.lower_iterators import LowerIterators
 from srcad.passes.lower_loop_exits import LowerLoopExits
@@ -126,11 +128,16 @@ def differentiate(ctx, wrt_names, fwd_name, rev_name):
                                                       rev_name).run(f), ctx.fnode)
     fwd, rev = sweeps
     arrays = {d for v, d in ctx.adjoint_names.items() if getattr(ctx.kinds.get(v), "ndim", 0)}
-    rev = _run(ctx, LeanArrayAdjoints, lambda f: LeanArrayAdjoints(arrays).run(f), rev)
+    # a complex adjoint keeps its zero fill: the first term added to it may be real
+    filled = {d for v, d in ctx.adjoint_names.items() if ctx.kinds[v].is_complex}
+    rev = _run(ctx, LeanArrayAdjoints, lambda f: LeanArrayAdjoints(arrays, filled).run(f), rev)
     scalars, temporaries = _scalar_adjoints(ctx)
     rev = _run(ctx, TidyAdjoints, lambda f: TidyAdjoints(scalars, temporaries).run(f), rev)
     fwd = _run(ctx, RestoreRaises, lambda f: RestoreRaises(ctx).run(f), fwd)
     rev = _run(ctx, RestoreRaises, lambda f: RestoreRaises(ctx).run(f), rev)
+    fwd, rev = _run(ctx, LeanTape, lambda pair: _lean_tape(ctx, params, *pair), (fwd, rev))
+    fwd = _run(ctx, FuseElementwise,
+               lambda f: FuseElementwise(ctx.kinds, _user_names(ctx)).run(f), fwd)
     integers = {v for v, k in ctx.kinds.items() if getattr(k, "dtype", None) in ("b", "i")
                 and not k.ndim}
     adjoints = set(ctx.adjoint_names.values()) | {ctx.seed}
@@ -145,6 +152,22 @@ def forward_mode(ctx, wrt_names, jvp_name, flat=False):
     jvp = _run(ctx, ForwardAD,
                lambda f: ForwardAD(ctx, params, wrt_names, jvp_name, flat).run(f), ctx.fnode)
     return _run(ctx, RestoreRaises, lambda f: RestoreRaises(ctx).run(f), jvp)
+
+
+def _user_names(ctx):
+    """The user's own variables (the passes have rewritten `ctx.fsrc.node` by now)."""
+    code = getattr(ctx.fsrc.fn, "__code__", None)
+    if code is None:  # no code object to ask: every name counts as the user's
+        return {n.id for n in gast.walk(ctx.fnode) if isinstance(n, gast.Name)}
+    return set(code.co_varnames) | set(code.co_cellvars) | set(code.co_freevars)
+
+
+def _lean_tape(ctx, params, fwd, rev):
+    lean = LeanTape(params, ctx.written, ctx.kinds, ctx.namer, ctx.tape_param)
+    fwd, rev = lean.run(fwd, rev)
+    if lean.slots is not None:
+        ctx.tape_slots = lean.slots
+    return fwd, rev
 
 
 def _reassociable(ctx, adjoints, integers, rev):

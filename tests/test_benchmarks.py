@@ -45,3 +45,16 @@ def test_bridges_train_the_same_model_as_the_frameworks(tmp_path):
         assert float(r[5]) < 1e-12, r  # gradient error against torch autograd
         first, last = (float(v) for v in r[6].split("→"))
         assert last < first, r
+
+
+def test_compile_benchmark_checks_every_gradient(tmp_path):
+    # --quick: three of the vectorized functions, each compiled in a fresh process
+    out = tmp_path / "compile.json"
+    proc = run(["benchmarks.compile", "--quick", "--json", str(out)], tmp_path, 900)
+    assert proc.returncode == 0, proc.stdout + proc.stderr[-3000:]
+    rows = json.loads(out.read_text())
+    assert [r["name"] for r in rows] == ["huber", "softmax_xent", "stencil"]
+    assert {r["name"]: r["check"] for r in rows} == {r["name"]: "ok" for r in rows}
+    assert all(r["primal_s"] > 0 and r["srcad_s"] > 0 and r["tape_arrays"] >= 0
+               for r in rows)
+    assert "srcad gradient checks: 3/3 passed." in proc.stdout

@@ -1304,6 +1304,19 @@ def test_tape_needs_value_assigned_twice_is_pushed():
     assert "a" in ctx.needed and "a" in ctx.pushed
 
 
+def read_between_writes(m, x):
+    out = m * x
+    s = np.sum(out * out)  # its adjoint reads `out` as it is before the write below
+    out[0, 1] = 2.0 * x
+    return s + np.sum(out)
+
+
 def test_tape_needs_overwritten_elements_are_saved():
-    ctx = analyzed(element_writes, (F2, FLOAT), ["x"])
+    ctx = analyzed(read_between_writes, (F2, FLOAT), ["x"])
     assert "out" in ctx.elem_saved and "out" in ctx.written
+
+
+def test_tape_needs_elements_read_only_at_the_end_are_not_saved():
+    # `out * out` reads `out` after every write: as the forward sweep leaves it
+    ctx = analyzed(element_writes, (F2, FLOAT), ["x"])
+    assert "out" in ctx.written and "out" in ctx.needed and "out" not in ctx.elem_saved

@@ -1,9 +1,10 @@
 """LeanArrayAdjoints: array adjoints in a reverse sweep without needless passes over memory.
 
-Two rewrites of the reverse sweep, neither changing a value:
+Three rewrites of the reverse sweep, neither changing a value:
 
 - `d = np.zeros_like(v)` whose first use, in the sweep's top-level straight-line code, is
   `d += <a new array shaped like v>` becomes that one assignment: no zero fill.
+- `d = e` then `d += e`, the two terms of `x * x`, becomes `d = 2.0 * e`.
 - `d += f(...)` for an array adjoint `d` and a helper `f` that also comes in a form adding
   into its first argument (`rt.prod_adjoint_add`) calls that form: no new array per term.
 
@@ -33,7 +34,7 @@ def _helper_fact(func, fact):
         else None
 
 
-def _first_assignments(stmts):
+def _first_assignments(stmts, filled=()):
     """`d = np.zeros_like(v)` whose first use, in this straight-line list, is
     `d += <an array shaped like v>` becomes one assignment: no zero fill, one pass less
     over the array. Inside loops and branches nothing changes."""
@@ -42,7 +43,7 @@ def _first_assignments(stmts):
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) \
                 and isinstance(s.value, gast.Call) \
                 and ir.dotted_text(s.value.func) == "np.zeros_like" \
-                and isinstance(s.value.args[0], gast.Name):
+                and isinstance(s.value.args[0], gast.Name) and s.targets[0].id not in filled:
             inits[s.targets[0].id] = (k, s.value.args[0].id)
             continue
         for d in sorted({n.id for n in gast.walk(s) if isinstance(n, gast.Name)} & set(inits)):
@@ -51,6 +52,29 @@ def _first_assignments(stmts):
             if value is not None:
                 out[k0], out[k] = None, ir.assign(d, value, like=s)
     return [s for s in out if s is not None]
+
+
+def _twins(stmts, arrays):
+    """`d = e` followed by `d += e` (the adjoint of `x * x` says `e` twice) becomes
+    `d = 2.0 * e`: one evaluation of `e`, and the same value (`e + e` is `2.0 * e`
+    exactly). In nested blocks too."""
+    out = []
+    for s in stmts:
+        for field in ("body", "orelse"):
+            if isinstance(s, (gast.If, gast.For, gast.While)):
+                setattr(s, field, _twins(getattr(s, field), arrays))
+        prev = out[-1] if out else None
+        if isinstance(s, gast.AugAssign) and isinstance(s.op, gast.Add) \
+                and isinstance(s.target, gast.Name) and s.target.id in arrays \
+                and isinstance(prev, gast.Assign) and isinstance(prev.targets[0], gast.Name) \
+                and prev.targets[0].id == s.target.id \
+                and gast.dump(prev.value) == gast.dump(s.value) \
+                and not any(isinstance(n, gast.Name) and n.id == s.target.id
+                            for n in gast.walk(s.value)):
+            prev.value = gast.BinOp(left=ir.const(2.0), op=gast.Mult(), right=prev.value)
+            continue
+        out.append(s)
+    return out
 
 
 def _in_place(stmts, arrays):
@@ -98,14 +122,16 @@ def _shaped_value(s, d, v):
 
 class LeanArrayAdjoints:
     """Transformation of one reverse sweep (see the module); `arrays` are the names of its
-    array adjoints."""
+    array adjoints, `filled` those that keep their zero fill (a complex adjoint, whose
+    first term may be real)."""
 
     needs = ("kinds", "adjoint_names")
     provides = ()
 
-    def __init__(self, arrays):
-        self.arrays = set(arrays)
+    def __init__(self, arrays, filled=()):
+        self.arrays, self.filled = set(arrays), set(filled)
 
     def run(self, fnode):
-        fnode.body = _in_place(_first_assignments(fnode.body), self.arrays)
+        fnode.body = _in_place(_twins(_first_assignments(fnode.body, self.filled),
+                                      self.arrays), self.arrays)
         return fnode

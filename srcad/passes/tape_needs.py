@@ -114,7 +114,7 @@ class TapeNeeds:
                 all_defs[s.target.id] = all_defs.get(s.target.id, 0) + 1
         ctx.recompute, recomputed, operands = self.recomputable(fnode, all_defs, written)
         ctx.needed = values | arrays | operands
-        ctx.elem_saved = written & values
+        ctx.elem_saved = self.read_back(fnode, written & values)
         ctx.saved_loop_vars = self.saved_loop_vars(fnode, defs)
         ctx.loop_var_changed = {
             loop for loop, _ in statements(fnode.body)
@@ -165,6 +165,33 @@ class TapeNeeds:
             if isinstance(t, gast.Subscript) and t.value.id in values:
                 values |= set(_index_names(t.slice))
         return defs, in_loop, written, values
+
+    def read_back(self, fnode, arrays):
+        """Those of `arrays` (written element by element, read by the reverse sweep) that
+        the reverse sweep reads where a later write has changed them: read before a write
+        in program order, or in a loop that also writes them, or read somewhere this
+        does not see. Only their overwritten elements are saved and put back; the others
+        are read as they are at the end.
+        """
+        ctx = self.ctx
+        reads, writes = {}, {}
+        for pos, (s, loops) in enumerate(statements(fnode.body)):
+            if not isinstance(s, gast.Assign):
+                continue
+            t = s.targets[0]
+            if isinstance(t, gast.Subscript):
+                if t.value.id in arrays:
+                    writes.setdefault(t.value.id, []).append((pos, set(loops)))
+                got = set(_index_names(t.slice)) if t.value.id in ctx.active else set()
+            elif any(n in ctx.active for n in targets(s)):
+                got = self.reads(s, targets(s))
+            else:
+                continue
+            for x in got & arrays:
+                reads.setdefault(x, []).append((pos, set(loops)))
+        return {x for x in arrays if x not in reads or any(
+            r < w or r_loops & w_loops for r, r_loops in reads[x]
+            for w, w_loops in writes.get(x, ()))}
 
     def replays(self, fnode, pushed):
         """Loops whose iterations the reverse sweep replays from the values they start

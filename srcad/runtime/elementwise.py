@@ -3,6 +3,7 @@ and logarithm derivatives, clipping, and the adjoint of broadcasting (`unbroadca
 import math
 
 import numpy as np
+from numba import types
 from numba.extending import register_jitable
 
 from srcad.runtime.overloads import _is_array, _is_none, _jit_version, result_like
@@ -94,34 +95,49 @@ def _log_or_zero(x):
 
 @result_like(1, may_return_first=True)
 def unbroadcast(g, x):
-    """`g` summed over the axes along which `x` was broadcast to `g`'s shape."""
-    if g.shape == x.shape:
+    """`g` summed over the axes along which `x` (an array, or its shape) was broadcast to
+    `g`'s shape."""
+    shape = x if isinstance(x, tuple) else x.shape
+    if g.shape == shape:
         return g
-    while g.ndim > x.ndim:
+    while g.ndim > len(shape):
         g = g.sum(axis=0)
-    for ax, n in enumerate(x.shape):
+    for ax, n in enumerate(shape):
         if n == 1 and g.shape[ax] != 1:
             g = g.sum(axis=ax, keepdims=True)
     return g
 
 
+@register_jitable
+def _itself(x):
+    return x
+
+
+@register_jitable
+def _shape_attribute(x):
+    return x.shape
+
+
 @_jit_version(unbroadcast)
 def _unbroadcast(g, x):
-    same_rank = g.ndim == x.ndim
+    given_shape = isinstance(x, types.BaseTuple)
+    same_rank = g.ndim == (len(x) if given_shape else x.ndim)
+    shape_of = _itself if given_shape else _shape_attribute
 
     def impl(g, x):
+        shape = shape_of(x)
         if same_rank:
             equal = True
             for ax in range(g.ndim):
-                if g.shape[ax] != x.shape[ax]:
+                if g.shape[ax] != shape[ax]:
                     equal = False
             if equal:
                 return np.ascontiguousarray(g)
-        out = np.zeros(x.shape)
+        out = np.zeros(shape, dtype=g.dtype)
         flat = out.reshape(out.size)
         gc = np.ascontiguousarray(g)
         gflat = gc.reshape(gc.size)
-        off = g.ndim - x.ndim
+        off = g.ndim - len(shape)
         for f in range(gflat.size):
             rem, xf, mult = f, 0, 1
             for ax in range(g.ndim - 1, -1, -1):
@@ -129,9 +145,9 @@ def _unbroadcast(g, x):
                 rem //= g.shape[ax]
                 xa = ax - off
                 if xa >= 0:
-                    if x.shape[xa] != 1:
+                    if shape[xa] != 1:
                         xf += idx * mult
-                    mult *= x.shape[xa]
+                    mult *= shape[xa]
             flat[xf] += gflat[f]
         return out
 

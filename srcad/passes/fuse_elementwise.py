@@ -1,0 +1,213 @@
+"""FuseElementwise: the forward sweep computes an elementwise array expression in one go.
+
+ToANF gives each operation a statement of its own, and Numba compiles each array
+operation of its own into its own loop nest; at `-O3`, LLVM versions and unrolls each
+nest for every way its operands may broadcast, so that a product of two 3-d arrays alone
+is a megabyte of machine code and seconds of compile time. Numba fuses an expression
+written in one statement (`a[1] * b[2] - a[2] * b[1]`) into one loop nest, as it does in
+the user's own function.
+
+So an array temporary of the compiler's whose one use in the forward sweep is an operand
+of a later arithmetic expression (or the whole value of an assignment) is written into
+that use, when nothing in between writes into an array or calls a function. A temporary
+whose shape the tape keeps (see LeanTape) keeps it as the broadcast of its operands'
+shapes. The values are the same: the same operations on the same operands, in the same
+order.
+
+>>> import gast
+>>> from codegen import to_source
+>>> from srcad.kinds import Kind
+>>> fwd = gast.parse('''def f_fwd(a, b):
+...     tmp1 = a[1]
+...     tmp2 = tmp1 * b
+...     tmp3 = tmp2 - a[0]
+...     return np.sum(tmp3), (tmp2.shape,)''').body[0]
+>>> kinds = {n: Kind("f", 1) for n in ("a", "b", "tmp1", "tmp2", "tmp3")}
+>>> print(to_source(FuseElementwise(kinds, {"a", "b"}).run(fwd)).strip())
+def f_fwd(a, b):
+    tmp1 = a[1]
+    tmp3 = tmp1 * b - a[0]
+    return np.sum(tmp3), (np.broadcast_shapes(tmp1.shape, b.shape),)
+"""
+import copy
+
+import gast
+
+from srcad.passes import ir
+
+_OPS = (gast.Add, gast.Sub, gast.Mult, gast.Div)
+_CALM = (gast.BinOp, gast.UnaryOp, gast.Subscript, gast.Name, gast.Constant, gast.Attribute)
+
+
+def _loads(fnode):
+    out = {}
+    for n in gast.walk(fnode):
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
+            out[n.id] = out.get(n.id, 0) + 1
+    return out
+
+
+def _shape_reads(node):
+    """How many times `node` reads `x.shape`, per name `x`."""
+    out = {}
+    for n in gast.walk(node):
+        if isinstance(n, gast.Attribute) and n.attr == "shape" and \
+                isinstance(n.value, gast.Name):
+            out[n.value.id] = out.get(n.value.id, 0) + 1
+    return out
+
+
+def _stores(fnode):
+    out = {}
+    for n in gast.walk(fnode):
+        if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load):
+            out[n.id] = out.get(n.id, 0) + 1
+    return out
+
+
+def _calm(s):
+    """A statement that writes no array and calls nothing: `name = <arithmetic, a read>`."""
+    return isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) \
+        and all(isinstance(n, _CALM + (gast.expr_context, gast.operator, gast.unaryop,
+                                       gast.Slice, gast.Tuple, gast.Name))
+                for n in gast.walk(s.value))
+
+
+class FuseElementwise:
+    """Transformation of a forward sweep (see the module). `kinds`: the variables' kinds;
+    `user`: the names in the user's function (never fused away)."""
+
+    needs = ("kinds",)
+    provides = ()
+
+    def __init__(self, kinds, user):
+        self.kinds, self.user = kinds, set(user)
+
+    def array(self, node):
+        return isinstance(node, gast.Name) and getattr(self.kinds.get(node.id), "ndim", 0) > 0
+
+    def candidate(self, s, stores):
+        """The temporary that `s` defines, when its value is elementwise arithmetic of
+        names and constants (itself fused, maybe), else None."""
+        if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)):
+            return None
+        t, v = s.targets[0].id, s.value
+        operands = [v.left, v.right] if isinstance(v, gast.BinOp) and isinstance(v.op, _OPS) \
+            else [v.operand] if isinstance(v, gast.UnaryOp) and isinstance(v.op, gast.USub) \
+            else None
+        if t in self.user or not self.array(s.targets[0]) or stores.get(t) != 1 \
+                or operands is None:
+            return None
+        for n in gast.walk(v):  # names assigned once (their shapes stay), constants
+            if isinstance(n, gast.Name) and stores.get(n.id, 0) > 1 or isinstance(
+                    n, (gast.Call, gast.Subscript, gast.Attribute, gast.Compare)):
+                return None
+        return t
+
+    def run(self, fnode):
+        """One pass down the sweep (a temporary fused into a later statement may be
+        fused again from there); the counts of reads are kept up to date as it goes."""
+        body, stores, loads = fnode.body, _stores(fnode), _loads(fnode)
+        shape_reads = _shape_reads(body[-1]) if body else {}
+        k = 0
+        while k < len(body):
+            if not self.fuse_at(body, k, stores, loads, shape_reads):
+                k += 1
+        return fnode
+
+    def fuse_at(self, body, k, stores, loads, shape_reads):
+        """Fuse the temporary that `body[k]` defines into its one use; whether it did."""
+        s = body[k]
+        t = self.candidate(s, stores)
+        if t is None:
+            return False
+        use = self.single_use(body, k, t, loads, shape_reads.get(t, 0))
+        if use is None:
+            return False
+        shape = self.shape(s.value)
+        if shape is None:
+            return False
+        self.substitute(body[use], t, s.value)
+        moved = shape_reads.pop(t, 0)  # `t.shape` in the tape: its operands' shapes now
+        if moved:
+            self.replace_shapes(body[-1], t, shape)
+        loads[t] = loads.get(t, 0) - 1 - moved
+        for n in gast.walk(shape):
+            if isinstance(n, gast.Attribute) and isinstance(n.value, gast.Name):
+                loads[n.value.id] = loads.get(n.value.id, 0) + moved
+                shape_reads[n.value.id] = shape_reads.get(n.value.id, 0) + moved
+        del body[k]
+        stores[t] = 0
+        return True
+
+    def single_use(self, body, k, t, loads, shape_reads):
+        """The position of the one statement after `k` that reads `t` as an operand of
+        arithmetic (or as its whole value), with only calm statements between; None
+        when `t` is read otherwise (the tape's `t.shape` aside, `shape_reads` times)."""
+        for j in range(k + 1, len(body) - 1):
+            s = body[j]
+            here = sum(1 for n in gast.walk(s) if isinstance(n, gast.Name) and n.id == t)
+            if here == 0:
+                if not _calm(s):
+                    return None
+                continue
+            if here != 1 or loads.get(t, 0) != 1 + shape_reads or \
+                    not isinstance(s, gast.Assign) or not self.operand_of(s.value, t):
+                return None
+            return j
+        return None
+
+    @staticmethod
+    def operand_of(value, t):
+        if isinstance(value, gast.Name):
+            return value.id == t
+        if isinstance(value, gast.BinOp) and isinstance(value.op, _OPS):
+            return any(isinstance(o, gast.Name) and o.id == t
+                       for o in (value.left, value.right))
+        if isinstance(value, gast.UnaryOp) and isinstance(value.op, gast.USub):
+            return isinstance(value.operand, gast.Name) and value.operand.id == t
+        return False
+
+    def shape(self, value):
+        """The shape of elementwise `value`, broadcast from its array operands' (an
+        expression), or None when an operand's kind is unknown or none is an array."""
+        leaves = self.array_leaves(value)
+        if not leaves:
+            return None
+        shapes = [gast.Attribute(value=ir.name(n), attr="shape", ctx=gast.Load())
+                  for n in dict.fromkeys(leaves)]
+        return shapes[0] if len(shapes) == 1 else ir.call("np.broadcast_shapes", *shapes)
+
+    def array_leaves(self, value):
+        """The array names that elementwise `value` reads, or None if a kind is unknown."""
+        out = []
+        for n in gast.walk(value):
+            if isinstance(n, gast.Name):
+                kind = self.kinds.get(n.id)
+                if kind is None:
+                    return None
+                if getattr(kind, "ndim", 0):
+                    out.append(n.id)
+        return out
+
+    @staticmethod
+    def substitute(s, t, value):
+        if isinstance(s.value, gast.Name):
+            s.value = value
+            return
+        v = s.value
+        for field in ("left", "right", "operand"):
+            o = getattr(v, field, None)
+            if isinstance(o, gast.Name) and o.id == t:
+                setattr(v, field, value)
+
+    @staticmethod
+    def replace_shapes(ret, t, shape):
+        class Shapes(gast.NodeTransformer):
+            def visit_Attribute(self, node):
+                if node.attr == "shape" and isinstance(node.value, gast.Name) \
+                        and node.value.id == t:
+                    return copy.deepcopy(shape)
+                return self.generic_visit(node)
+
+        Shapes().visit(ret)

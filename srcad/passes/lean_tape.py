@@ -1,0 +1,197 @@
+"""LeanTape: a tape without the arrays that the reverse sweep can do without.
+
+Two rewrites of a forward sweep and its reverse sweep, neither changing a value:
+
+- a slot whose array the reverse sweep only reads for its shape (the second argument of
+  `rt.unbroadcast`, `np.zeros_like` of a float array, `.shape`) keeps the shape;
+- a view of an argument that neither sweep writes (`tmp1 = a[1]` at the top of the
+  function, constant indices) is not saved, nor copied: the reverse sweep slices the
+  argument again.
+
+>>> import gast
+>>> from codegen import to_source
+>>> from codegen.names import Namer
+>>> from srcad.kinds import Kind
+>>> fwd, rev = gast.parse('''def f_fwd(a, b):
+...     tmp1 = a[1]
+...     tmp2 = tmp1 * b
+...     return np.sum(tmp2), (tmp1.copy(), tmp2)
+... def f_rev(a, b, tape, d_out):
+...     tmp1, tmp2, = tape
+...     d_tmp2 = np.zeros_like(tmp2)
+...     d_tmp2 += d_out
+...     d_b = rt.unbroadcast(d_tmp2 * tmp1, b)
+...     return d_b,''').body
+>>> kinds = {"tmp1": Kind("f", 1), "tmp2": Kind("f", 1)}
+>>> fwd, rev = LeanTape(["a", "b"], set(), kinds, Namer()).run(fwd, rev)
+>>> print(to_source([fwd, rev]).strip())
+def f_fwd(a, b):
+    tmp1 = a[1]
+    tmp2 = tmp1 * b
+    return np.sum(tmp2), (tmp2.shape,)
+<BLANKLINE>
+<BLANKLINE>
+def f_rev(a, b, tape, d_out):
+    tmp2_shape, = tape
+    tmp1 = a[1]
+    d_tmp2 = np.zeros(tmp2_shape)
+    d_tmp2 += d_out
+    d_b = rt.unbroadcast(d_tmp2 * tmp1, b)
+    return d_b,
+"""
+import copy
+
+import gast
+
+from srcad.passes import ir
+
+
+def _stores(fnode):
+    counts = {}
+    for n in gast.walk(fnode):
+        if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del)):
+            counts[n.id] = counts.get(n.id, 0) + 1
+    return counts
+
+
+def _constant_index(index):
+    """An index made of constants and slices of constants only."""
+    return all(isinstance(n, (gast.Constant, gast.Slice, gast.Tuple, gast.UnaryOp,
+                              gast.USub, gast.UAdd, gast.Load))
+               for n in gast.walk(index))
+
+
+def _read_shape(uses, shape):
+    """Each call that reads the array (`uses`) reads the tuple `shape` instead (its
+    `.shape` reads: `_ShapeReads`)."""
+    for parent, field, node in uses:
+        if isinstance(parent, gast.Call):
+            if ir.dotted_text(parent.func) == "np.zeros_like":
+                parent.func = ir.dotted("np.zeros")
+            parent.args = [ir.name(shape) if a is node else a for a in parent.args]
+
+
+class _ShapeReads(gast.NodeTransformer):
+    """`x.shape` -> `x_shape` for the arrays `shapes` maps to their shapes' names (one
+    walk for all of them)."""
+
+    def __init__(self, shapes):
+        self.shapes = shapes
+
+    def visit_Attribute(self, node):
+        if node.attr == "shape" and isinstance(node.value, gast.Name) \
+                and node.value.id in self.shapes:
+            return ir.name(self.shapes[node.value.id])
+        return self.generic_visit(node)
+
+
+def _tape_parts(fwd, rev, tape_param):
+    """(the forward sweep's returned tape tuple, the reverse sweep's unpacking of it), or
+    None when either is not in the form ReverseAD writes."""
+    ret = fwd.body[-1] if fwd.body else None
+    if not (isinstance(ret, gast.Return) and isinstance(ret.value, gast.Tuple)
+            and len(ret.value.elts) == 2 and isinstance(ret.value.elts[1], gast.Tuple)):
+        return None
+    unpack = next((s for s in rev.body if isinstance(s, gast.Assign)
+                   and isinstance(s.value, gast.Name) and s.value.id == tape_param), None)
+    if unpack is None or not isinstance(unpack.targets[0], gast.Tuple):
+        return None
+    tape = ret.value.elts[1]
+    if len(tape.elts) != len(unpack.targets[0].elts):
+        return None
+    return tape, unpack
+
+
+class LeanTape:
+    """Transformation of a forward sweep and its reverse sweep (see the module).
+    `written`: the arrays the function writes; `kinds`: the variables' kinds."""
+
+    needs = ("kinds", "written", "tape_slots")
+    provides = ("tape_slots",)
+
+    def __init__(self, params, written, kinds, namer, tape_param="tape"):
+        self.params, self.written, self.kinds = list(params), set(written), kinds
+        self.namer, self.tape_param = namer, tape_param
+        self.slots = None  # the tape's slots after the rewrite
+
+    def run(self, fwd, rev):
+        parts = _tape_parts(fwd, rev, self.tape_param)
+        if parts is None:
+            return fwd, rev
+        tape, unpack = parts
+        names = [e.id if isinstance(e, gast.Name) else None for e in unpack.targets[0].elts]
+        fwd_stores, rev_stores = _stores(fwd), _stores(rev)
+        sliced = self.argument_views(fwd, fwd_stores, rev_stores)
+        uses = self.uses(rev, unpack)
+        keep_elts, keep_names, again, shapes = [], [], [], {}
+        for elt, name in zip(tape.elts, names):
+            if name is None or rev_stores.get(name, 0) != 1:
+                keep_elts.append(elt)
+                keep_names.append(name)
+            elif name in sliced:
+                again.append(ir.assign(name, copy.deepcopy(sliced[name])))
+            elif self.shape_only(name, uses.get(name, [])):
+                shape = shapes[name] = self.namer.fresh(name + "_shape", numbered=False)
+                _read_shape(uses[name], shape)
+                base = elt.func.value if isinstance(elt, gast.Call) else elt
+                keep_elts.append(gast.Attribute(value=base, attr="shape", ctx=gast.Load()))
+                keep_names.append(shape)
+            else:
+                keep_elts.append(elt)
+                keep_names.append(name)
+        if shapes:
+            _ShapeReads(shapes).visit(rev)
+        tape.elts = keep_elts
+        k = rev.body.index(unpack)
+        unpack.targets[0].elts = [ir.name(n, store=True) for n in keep_names]
+        rev.body[k:k + 1] = ([unpack] if keep_names else []) + again
+        self.slots = keep_names
+        return fwd, rev
+
+    def argument_views(self, fwd, fwd_stores, rev_stores):
+        """{name: its value} for `name = p[<constants>]` at the top of the forward sweep,
+        its one assignment, `p` an argument that neither sweep assigns or writes."""
+        out = {}
+        for s in fwd.body:
+            if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
+                    and isinstance(s.value, gast.Subscript)
+                    and isinstance(s.value.value, gast.Name)):
+                continue
+            name, p = s.targets[0].id, s.value.value.id
+            if p in self.params and p not in self.written and not fwd_stores.get(p) \
+                    and not rev_stores.get(p) and fwd_stores.get(name) == 1 \
+                    and _constant_index(s.value.slice):
+                out[name] = s.value
+        return out
+
+    @staticmethod
+    def uses(rev, unpack):
+        """{name: [(parent, field, node)]} for every read of a name in the reverse sweep."""
+        out = {}
+        for parent in gast.walk(rev):
+            if parent is unpack:
+                continue
+            for field, value in gast.iter_fields(parent):
+                for node in value if isinstance(value, list) else [value]:
+                    if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
+                        out.setdefault(node.id, []).append((parent, field, node))
+        return out
+
+    def shape_only(self, name, uses):
+        """Whether every read of `name` only asks for its shape."""
+        kind = self.kinds.get(name)
+        if not uses or not getattr(kind, "ndim", 0):
+            return False
+        for parent, field, node in uses:
+            if isinstance(parent, gast.Attribute) and parent.attr == "shape":
+                continue
+            if isinstance(parent, gast.Call) and field == "args" and not parent.keywords:
+                func = ir.dotted_text(parent.func)
+                if func == "rt.unbroadcast" and len(parent.args) == 2 \
+                        and parent.args[1] is node:
+                    continue
+                if func == "np.zeros_like" and len(parent.args) == 1 \
+                        and getattr(kind, "dtype", None) == "f":
+                    continue
+            return False
+        return True
