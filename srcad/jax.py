@@ -148,8 +148,8 @@ class JaxFunction(Bridged):
     def _check(self, value, name):
         """Refuse what srcad would have to compute in another dtype than JAX's."""
         if jnp.issubdtype(value.dtype, jnp.complexfloating):
-            raise self._error(f"argument `{name}` is complex; srcad differentiates "
-                              "real-valued code only",
+            raise self._error(f"argument `{name}` is complex; the bridge takes real "
+                              "arrays (srcad.grad and srcad.vjp take complex ones)",
                               f"pass `{name}.real` and `{name}.imag` as two arguments")
         if jnp.issubdtype(value.dtype, jnp.floating) and value.dtype != jnp.float64:
             if not jax.config.jax_enable_x64:

@@ -86,8 +86,8 @@ class TorchFunction(Bridged):
             raise self._error(f"argument `{name}` is a {tensor.layout} tensor",
                               f"pass `{name}.to_dense()`")
         if tensor.is_complex():
-            raise self._error(f"argument `{name}` is a complex tensor; srcad differentiates "
-                              "real-valued code only",
+            raise self._error(f"argument `{name}` is a complex tensor; the bridge takes "
+                              "real tensors (srcad.grad and srcad.vjp take complex arrays)",
                               f"pass `{name}.real` and `{name}.imag` as two arguments")
         if tensor.is_floating_point() and tensor.dtype != torch.float64:
             raise self._error(f"argument `{name}` is a {tensor.dtype} tensor; srcad "
