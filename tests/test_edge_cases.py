@@ -1779,7 +1779,7 @@ def zip_loop(a, b):
 
 
 def sub_of_sub_write(m):
-    m[0][1] = 2.0
+    m[0:2][1] = 2.0  # a slice first: NumPy's element is m[1], refused
     return np.sum(m * m)
 
 

@@ -288,6 +288,14 @@ DIFF_CASES = [
          {"z": np.array([0.8 + 0.3j, -0.4 + 1.1j]), "y": 1.7 - 0.2j}, ("z", "y")),
     Case(rt.clog_or_zero, "v = rt.clog_or_zero(z)\nreturn np.sum(np.real(v) - 0.6 * np.imag(v))",
          {"z": np.array([0.8 + 0.3j, -0.4 + 1.1j])}, ("z",)),
+    Case(rt.inverse_or_zero,
+         "v = rt.inverse_or_zero(z)\nreturn np.sum(np.real(v) - 0.6 * np.imag(v))",
+         {"z": np.array([0.8 + 0.3j, -0.4 + 1.1j])}, ("z",)),
+    # the frequencies of a transform's bins: differentiable in the spacing
+    Case(np.fft.fftfreq, "np.sum(np.fft.fftfreq(4, x) * c)", {"x": 0.3, "c": W},
+         label="spacing"),
+    Case(np.fft.rfftfreq, "np.sum(np.fft.rfftfreq(6, d=x) * c)", {"x": 1.3, "c": W},
+         label="spacing-keyword"),
     Case(rt.select_tangent, "np.sum(rt.select_tangent(v, x, np.max(x, axis=0), 0) * c)",
          {"v": B23, "x": A23, "c": V3}, ("v", "x"), "axis0"),
     Case(rt.select_tangent, "rt.select_tangent(v, x, np.min(x), None)",
@@ -477,10 +485,6 @@ CONSTRUCTOR_VALUE_CASES = [
     Case(np.linspace, "np.sum(np.linspace(x, y, 4) * c)", {"x": 0.3, "y": 1.7, "c": W},
          ("x", "y"), "start-stop"),
     Case(np.arange, "np.sum(np.arange(x, 4.0) * c)", {"x": 0.3, "c": W}, label="float-start"),
-    Case(np.fft.fftfreq, "np.sum(np.fft.fftfreq(4, x) * c)", {"x": 0.3, "c": W},
-         label="spacing"),
-    Case(np.fft.rfftfreq, "np.sum(np.fft.rfftfreq(6, d=x) * c)", {"x": 1.3, "c": W},
-         label="spacing-keyword"),
 ]
 
 # Registry rules exempt from the coverage tests, each with the reason why no case can call

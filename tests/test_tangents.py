@@ -332,6 +332,7 @@ CASES = [
     Case(rt.unit_conj, {"z": np.array([0.8 + 0.3j, -0.4 + 1.1j]), "r": np.array([1.3, 0.7])}),
     Case(rt.cpow_dx, {"x": np.array([0.8 + 0.3j, -0.4 + 1.1j]), "y": 1.7 - 0.2j}),
     Case(rt.clog_or_zero, {"x": np.array([0.8 + 0.3j, -0.4 + 1.1j])}),
+    Case(rt.inverse_or_zero, {"z": np.array([0.8 + 0.3j, -0.4 + 1.1j])}),
     Case(np.var, {"x": A23, "axis": 0}, "axis0"),
     Case(np.roll, {"a": A23, "shift": 2, "axis": 0}, "axis0"),
     Case(np.std, {"x": A23, "axis": 1}, "axis1"),
