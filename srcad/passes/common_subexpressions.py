@@ -60,22 +60,29 @@ class CommonSubexpressions:
         return fnode
 
     def block(self, stmts):
-        table, out = {}, []
-        stmts = list(stmts)
-        k = 0
-        while k < len(stmts):
-            s = stmts[k]
-            k += 1
+        """One pass down the list. A dropped repeat's reads are renamed as each later
+        statement is reached (`renamed`), and `later` counts the reads still ahead in
+        this list, so that the pass does not walk the rest of the list at each repeat."""
+        table, out, renamed = {}, [], {}
+        later = {}
+        for s in stmts:
+            for n in _names(s, gast.Load):
+                later[n] = later.get(n, 0) + 1
+        for s in stmts:
+            if renamed:
+                for n in gast.walk(s):
+                    if isinstance(n, gast.Name) and n.id in renamed:
+                        n.id = renamed[n.id]
+            for n in _names(s, gast.Load):
+                later[n] -= 1
             for field in ("body", "orelse"):
                 if isinstance(s, (gast.If, gast.For, gast.While)):
                     setattr(s, field, self.block(getattr(s, field)))
             key = self.key(s)
-            if key is not None and key in table and self.movable(s, stmts[k:]):
+            if key is not None and key in table and self.movable(s, later):
                 old, new = s.targets[0].id, table[key][0]
-                for later in stmts[k:]:
-                    for n in gast.walk(later):
-                        if isinstance(n, gast.Name) and n.id == old:
-                            n.id = new
+                renamed[old] = new
+                later[new] = later.get(new, 0) + later.pop(old, 0)
                 self.loads[new] = self.loads.get(new, 0) + self.loads.pop(old, 0)
                 continue
             out.append(s)
@@ -84,11 +91,11 @@ class CommonSubexpressions:
                 table[key] = (s.targets[0].id, set(_names(s.value, gast.Load)))
         return out
 
-    def movable(self, s, rest):
-        """Whether every read of `s`'s target comes after it in this list."""
+    def movable(self, s, later):
+        """Whether every read of `s`'s target comes after it in this list (`later`: the
+        reads of each name still ahead)."""
         old = s.targets[0].id
-        later = sum(1 for r in rest for n in _names(r, gast.Load) if n == old)
-        return old in self.single and later == self.loads.get(old, 0)
+        return old in self.single and later.get(old, 0) == self.loads.get(old, 0)
 
     def key(self, s):
         """The text of a repeatable pure expression assigned to one name, else None."""

@@ -109,10 +109,13 @@ class FuseElementwise:
         fused again from there); the counts of reads are kept up to date as it goes."""
         body, stores, loads = fnode.body, _stores(fnode), _loads(fnode)
         shape_reads = _shape_reads(body[-1]) if body else {}
+        self.shapes = {}  # a fused temporary whose shape the tape keeps -> that shape
         k = 0
         while k < len(body):
             if not self.fuse_at(body, k, stores, loads, shape_reads):
                 k += 1
+        if self.shapes:
+            self.replace_shapes(body[-1], self.shapes)
         return fnode
 
     def fuse_at(self, body, k, stores, loads, shape_reads):
@@ -130,7 +133,7 @@ class FuseElementwise:
         self.substitute(body[use], t, s.value)
         moved = shape_reads.pop(t, 0)  # `t.shape` in the tape: its operands' shapes now
         if moved:
-            self.replace_shapes(body[-1], t, shape)
+            self.shapes[t] = shape
         loads[t] = loads.get(t, 0) - 1 - moved
         for n in gast.walk(shape):
             if isinstance(n, gast.Attribute) and isinstance(n.value, gast.Name):
@@ -202,12 +205,14 @@ class FuseElementwise:
                 setattr(v, field, value)
 
     @staticmethod
-    def replace_shapes(ret, t, shape):
+    def replace_shapes(ret, shapes):
+        """`t.shape` -> the shape of its operands, for every fused `t` in `shapes` (one
+        walk of the tape)."""
         class Shapes(gast.NodeTransformer):
             def visit_Attribute(self, node):
                 if node.attr == "shape" and isinstance(node.value, gast.Name) \
-                        and node.value.id == t:
-                    return copy.deepcopy(shape)
+                        and node.value.id in shapes:
+                    return copy.deepcopy(shapes[node.value.id])
                 return self.generic_visit(node)
 
         Shapes().visit(ret)
