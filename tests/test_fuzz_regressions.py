@@ -372,3 +372,19 @@ def test_ufunc_out_into_the_array_a_view_looks_at():
                 np.tanh(u, out=u)
                 return np.sum(np.tanh(np.add.outer(u, u))) * x + np.sum(w) + np.sum(m)
             """, jit=jit)
+
+
+def test_outer_product_of_an_array_written_afterwards_through_a_view():
+    # grammar seed 140028: `np.multiply.outer(w, w)` is `rt.outer_left(w, w) * w`, and
+    # rt.outer_left returns a reshaped view of `w`; the tape kept it as it was, so the
+    # reverse sweep read it with the later write through `u` in it (gradient -1.6, not
+    # 2 sum(a) = -2.3). Such rules are views now, and their results are copied to the tape.
+    for jit in (False, True):
+        check("""
+            def f(x, y, a, m):
+                w = a.copy()
+                u = w[:1]
+                s = np.sum(np.multiply.outer(w, w))
+                u *= 0.5
+                return s * x + y + np.sum(m)
+            """, jit=jit)

@@ -7,6 +7,7 @@ into a module file of their own, since srcad reads a function's source from its 
 
 Adding a rule to the registry without a case here fails `test_every_rule_is_covered`.
 """
+import ast
 import atexit
 import importlib.util
 import math
@@ -742,3 +743,65 @@ def test_adjoint_rules_name_their_differentiable_parameters():
 def test_cotangent_weights_are_not_trivial():
     # a symmetric cotangent could hide a transposed or reversed adjoint
     assert len(set(W)) == W.size and not math.isclose(float(np.sum(W)), 0.0)
+
+
+# ---------------------------------------------------------------------------
+# Views: a rule whose result may share memory with an argument says so
+# ---------------------------------------------------------------------------
+
+
+def _arrays(value):
+    if isinstance(value, np.ndarray):
+        return [value]
+    if isinstance(value, (tuple, list)):
+        return [a for v in value for a in _arrays(v)]
+    return []
+
+
+class _WatchRuleCalls(gast.NodeTransformer):
+    """After each `t = rule(args...)` of the normalized function, a call of
+    `__shares(rule name, t, (args...))`."""
+
+    def visit_Assign(self, node):
+        value = node.value
+        if not (isinstance(value, gast.Call) and len(node.targets) == 1
+                and isinstance(node.targets[0], gast.Name)
+                and registry.by_name(ir.dotted_text(value.func)) is not None):
+            return node
+        watch = gast.Call(func=gast.Name("__shares", gast.Load(), None, None),
+                          args=[gast.Constant(ir.dotted_text(value.func), None),
+                                gast.Name(node.targets[0].id, gast.Load(), None, None),
+                                gast.Tuple(elts=list(value.args), ctx=gast.Load())],
+                          keywords=[])
+        return [node, gast.Expr(value=watch)]
+
+
+# print's placeholder is filled in by a pass after normalization
+_NOT_RUNNABLE_NORMALIZED = {"rt.show"}
+
+
+@pytest.mark.parametrize("case", [p for p in _params(DIFF_CASES + NONDIFF_CASES +
+                                                     CONSTRUCTOR_VALUE_CASES)
+                                  if p.values[0].name not in _NOT_RUNNABLE_NORMALIZED])
+def test_results_sharing_memory_are_declared_views(case):
+    # The tape keeps a rule's result as it is unless the rule is a view (then a copy): an
+    # undeclared view of an array that the function writes afterwards is read back with
+    # the write in it. Run the normalized case, and at every rule call check that a result
+    # sharing memory with an argument is declared `view` (of its first argument).
+    shared = []
+
+    def shares(name, result, args):
+        rule = registry.by_name(name)
+        for k, arg in enumerate(args):
+            if any(np.shares_memory(r, a) for r in _arrays(result) for a in _arrays(arg)):
+                if not (rule.view and k == 0):
+                    shared.append((name, k))
+
+    fnode = _WatchRuleCalls().visit(normalize(Context(FunctionSource(case.fn), Program())))
+    module = ast.fix_missing_locations(gast.gast_to_ast(gast.Module(body=[fnode],
+                                                                     type_ignores=[])))
+    space = dict(case.fn.__globals__, __shares=shares)
+    exec(compile(module, case.fn.__code__.co_filename, "exec"), space)
+    with np.errstate(all="ignore"):
+        space[fnode.name](*_args(case))
+    assert not shared, f"results that share memory with argument k, undeclared: {shared}"

@@ -29,8 +29,8 @@ def real(ans, x):
     d[x] += d[ans]
 
 
-@adjoint(np.imag, rt.imag, kind=ty.real_of, name="rt.imag", linear=True, complex=True,
-         domain=(-2.0, 2.0))
+@adjoint(np.imag, rt.imag, kind=ty.real_of, name="rt.imag", view=True, linear=True,
+         complex=True, domain=(-2.0, 2.0))
 def imag(ans, x):
     d[x] += -1j * d[ans]
 

@@ -97,7 +97,7 @@ def trace_tangent(ans, a):
     t[ans] = np.trace(t[a])
 
 
-@adjoint(np.diag, kind=ty.diag, broadcast=False, sums=False)
+@adjoint(np.diag, kind=ty.diag, broadcast=False, view=True, sums=False)
 def diag(ans, v, k=0):
     d[v] += rt.diag_adjoint(d[ans], v, k)
 

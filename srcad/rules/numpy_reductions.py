@@ -111,8 +111,8 @@ def average_tangent(ans, a, axis=None, weights=None):
 
 
 # `keepdims=True` (ResolveCalls wraps the reduction): the reduced axes kept, of length 1
-@adjoint(rt.keep_dims, kind=ty.keep_dims, broadcast=False, name="rt.keep_dims", sums=False,
-         linear=True)
+@adjoint(rt.keep_dims, kind=ty.keep_dims, broadcast=False, name="rt.keep_dims", view=True,
+         sums=False, linear=True)
 def keep_dims(ans, r, x, axis=None):
     d[r] += rt.reshape_as(d[ans], r)
 

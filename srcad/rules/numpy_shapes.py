@@ -157,8 +157,8 @@ def expand_dims(ans, a, axis):
 
 # `ufunc.outer(a, b)` is `ufunc(rt.outer_left(a, b), b)` (ResolveCalls): `a` with `b`'s
 # rank of axes of length 1 after its own
-@adjoint(rt.outer_left, kind=ty.outer_left, broadcast=False, name="rt.outer_left", sums=False,
-         linear=True)
+@adjoint(rt.outer_left, kind=ty.outer_left, broadcast=False, name="rt.outer_left", view=True,
+         sums=False, linear=True)
 def outer_left(ans, a, b):
     d[a] += rt.reshape_as(d[ans], a)
 
