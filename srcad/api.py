@@ -37,14 +37,15 @@ class GradFunction:
     `fn` has been seen."""
 
     def __init__(self, fn, wrt, jit, with_value, on_jit_error="warn", scalar_output=True,
-                 out=None):
+                 out=None, tape_limit=None):
         self.fn = _python_function(fn)
         self.out = out
+        self.tape_limit = _tape_limit(tape_limit)
         self.wrt, self.with_value, self.scalar_output = wrt, with_value, scalar_output
         self.bare = not isinstance(wrt, (tuple, list))
         self.jit, self.on_jit_error = jit, on_jit_error
         self.derivative = derivatives.derivative(self.fn, wrt, jit, on_jit_error,
-                                                 scalar_output, out)
+                                                 scalar_output, out, self.tape_limit)
         self.last = None
         self.__name__ = self.fn.__name__
         self.__qualname__ = self.fn.__qualname__
@@ -58,7 +59,8 @@ class GradFunction:
         d = self.derivative
         if not d.reading.unchanged(self.fn):
             d = self.derivative = derivatives.derivative(
-                self.fn, self.wrt, self.jit, self.on_jit_error, self.scalar_output, self.out)
+                self.fn, self.wrt, self.jit, self.on_jit_error, self.scalar_output, self.out,
+                self.tape_limit)
         return d
 
     fsrc = property(lambda self: self.derivative.fsrc)
@@ -285,6 +287,33 @@ def refuse_complex(g, args, what, out=None):
                        "arguments, or return them as floats")
 
 
+_UNITS = {"": 1, "B": 1, "KB": 2 ** 10, "MB": 2 ** 20, "GB": 2 ** 30, "K": 2 ** 10,
+          "M": 2 ** 20, "G": 2 ** 30}
+
+
+def _tape_limit(limit):
+    """`tape_limit` in bytes (an int; a string such as "16MB" or "1.5G"), or the
+    environment's `SRCAD_TAPE_LIMIT`, or None."""
+    import os
+    import re
+
+    source = "tape_limit"
+    if limit is None:
+        limit, source = os.environ.get("SRCAD_TAPE_LIMIT") or None, "SRCAD_TAPE_LIMIT"
+        if limit is None:
+            return None
+    if isinstance(limit, str):
+        m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*([KMG]?B?)\s*", limit.upper())
+        if m is None:
+            raise SrcadError(f"{source}={limit!r} is not a size",
+                             hint='give bytes as an int, or a string such as "16MB" or "1GB"')
+        limit = float(m.group(1)) * _UNITS[m.group(2)]
+    if isinstance(limit, bool) or not isinstance(limit, (int, float)) or not limit >= 1:
+        raise SrcadError(f"{source}={limit!r} is not a positive number of bytes",
+                         hint='give bytes as an int, or a string such as "16MB"')
+    return int(limit)
+
+
 def _like(g, arg):
     """A gradient as the argument it belongs to: a float64 array or float, complex for a
     complex argument."""
@@ -295,12 +324,13 @@ def _like(g, arg):
 
 
 def _decorator(with_value):
-    def make(f=None, wrt=0, *, jit=True, on_jit_error="warn"):
+    def make(f=None, wrt=0, *, jit=True, on_jit_error="warn", tape_limit=None):
         if on_jit_error not in ("warn", "raise"):
             raise SrcadError("on_jit_error must be 'warn' or 'raise'")
         if f is None:
-            return lambda fn: GradFunction(fn, wrt, jit, with_value, on_jit_error)
-        return GradFunction(f, wrt, jit, with_value, on_jit_error)
+            return lambda fn: GradFunction(fn, wrt, jit, with_value, on_jit_error,
+                                           tape_limit=tape_limit)
+        return GradFunction(f, wrt, jit, with_value, on_jit_error, tape_limit=tape_limit)
 
     return make
 
@@ -314,6 +344,13 @@ gradients, in that order). Each gradient has its argument's type: a float for a 
 float64 array of the same shape for an array. `jit=True` compiles the generated forward
 and reverse sweeps with Numba; `jit=False` runs them as plain Python/NumPy. Works as
 `@srcad.grad` (first argument) and `@srcad.grad(wrt=...)`.
+
+`tape_limit` (bytes, or a string such as "16MB"; default: the environment variable
+`SRCAD_TAPE_LIMIT`, else none) bounds what a loop keeps for the reverse sweep: each
+`for ... in range(...)` loop at the top level of the function and of the helpers it calls
+keeps snapshots of the values it carries, at most `tape_limit` bytes of them, and the
+reverse sweep runs its iterations forward again from them (binomial checkpointing). The
+gradient is the same, bit for bit; the time grows with the number of runs again.
 """
 
 value_and_grad = _decorator(with_value=True)
@@ -321,7 +358,7 @@ value_and_grad.__name__ = "value_and_grad"
 value_and_grad.__doc__ = """Like `grad`, but returns `(value, gradient)` from one forward sweep."""
 
 
-def vjp(f, *primals, wrt=0, out=None, jit=True, on_jit_error="warn"):
+def vjp(f, *primals, wrt=0, out=None, jit=True, on_jit_error="warn", tape_limit=None):
     """`(out, pullback)`: `f(*primals)` and a function from a cotangent (shaped like
     `out`: a float, an array, or a tuple of them) to the cotangents of the `wrt`
     arguments (bare for a position or name, a tuple for a tuple).
@@ -332,10 +369,10 @@ def vjp(f, *primals, wrt=0, out=None, jit=True, on_jit_error="warn"):
     `out` (a position or name) differentiates a function that writes its result into
     that argument and returns nothing (or returns it): `out` is then the argument's final
     contents, and the gradients are those of the `wrt` arguments' initial contents. The
-    caller's arrays are left as they were.
+    caller's arrays are left as they were. `tape_limit` is `grad`'s.
     """
     g = GradFunction(f, wrt, jit, with_value=False, on_jit_error=on_jit_error,
-                     scalar_output=False, out=out)
+                     scalar_output=False, out=out, tape_limit=tape_limit)
     args, runner = g.prepare(primals, fresh=True)
     out, tape = runner.forward(args)
     out = _copy_out(out)

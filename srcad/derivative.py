@@ -33,20 +33,20 @@ _CACHE = weakref.WeakKeyDictionary()  # function -> {options: Derivative}
 _LOCK = threading.RLock()  # one transformation at a time, and one per function and kinds
 
 
-def derivative(fn, wrt, jit, on_jit_error, scalar_output, out=None):
+def derivative(fn, wrt, jit, on_jit_error, scalar_output, out=None, tape_limit=None):
     """The `Derivative` of the Python function `fn` for these options: the cached one
     when nothing it read has changed (see `codegen.fingerprint.Reading`), else a new one
     (which replaces it)."""
     wrt = tuple(wrt) if isinstance(wrt, (tuple, list)) else (wrt,)
     options = (_hashable(wrt), jit, on_jit_error if jit else None, scalar_output,
-               _hashable(out))
+               _hashable(out), tape_limit)
     found = _find(fn, options)
     if found is not None:
         return found
     with _LOCK:
         found = _find(fn, options)
         if found is None:
-            found = Derivative(fn, wrt, jit, on_jit_error, scalar_output, out)
+            found = Derivative(fn, wrt, jit, on_jit_error, scalar_output, out, tape_limit)
             if options[0] is not None:
                 _CACHE.setdefault(fn, {})[options] = found
         return found
@@ -80,7 +80,7 @@ class Derivative:
     the transformation reads (`reading`), and one compiled module per argument kinds and
     mode, shared by every gradient object of this function."""
 
-    def __init__(self, fn, wrt, jit, on_jit_error, scalar_output, out=None):
+    def __init__(self, fn, wrt, jit, on_jit_error, scalar_output, out=None, tape_limit=None):
         self.fsrc = FunctionSource(fn)
         self.name = self.fsrc.name
         self.signature = inspect.signature(fn)
@@ -88,6 +88,7 @@ class Derivative:
         self.positions = self._positions(wrt)
         self.out = None if out is None else self._positions((out,), "out")[0]
         self.jit, self.on_jit_error, self.scalar_output = jit, on_jit_error, scalar_output
+        self.tape_limit = tape_limit  # bytes of snapshots a loop may keep (CheckpointLoops)
         self.reading = read(fn, registries=custom.registries,
                             versions=[(custom.VERSION, "rules")])
         self.compiled = {}  # (kinds, mode) -> Compiled
@@ -164,6 +165,8 @@ class Derivative:
         from srcad.program import Program  # the compiler: loaded only when it has to run
 
         program = Program()
+        if mode == "rev":
+            program.tape_limit = self.tape_limit
         if self.out is not None:
             program.outputs[getattr(fn, "py_func", fn)] = self.params[self.out]
         top = program.specialize(fn, kinds, wrt=self.positions, mode=mode)
@@ -180,7 +183,7 @@ class Derivative:
         if self.reading.digest is None:
             return None
         what = repr((_toolchain(), self.reading.digest, tuple(kinds), mode, self.positions,
-                     self.scalar_output, self.out))
+                     self.scalar_output, self.out, self.tape_limit if mode == "rev" else None))
         return hashlib.sha256(what.encode()).hexdigest()
 
 

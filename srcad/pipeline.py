@@ -14,6 +14,7 @@ from srcad.passes.bind_arguments import BindArguments
 from srcad.passes.bind_expressions import BindExpressions
 from srcad.passes.check_aliases import CheckAliases
 from srcad.passes.check_supported import CheckSupported
+from srcad.passes.checkpoint_loops import CheckpointLoops
 from srcad.passes.common_subexpressions import CommonSubexpressions
 from srcad.passes.expand_aug_assign import ExpandAugAssign
 from srcad.passes.filling_helpers import FillingHelpers
@@ -60,6 +61,7 @@ def normalize_steps(ctx):
         (CheckSupported, check),
         (ReturnArgument, lambda f: ReturnArgument(ctx).run(f)),
         (HoistLocalFunctions, lambda f: HoistLocalFunctions(ctx).run(f)),
+        (CheckpointLoops, lambda f: CheckpointLoops(ctx).run(f)),
         (LowerComprehensions, lambda f: LowerComprehensions(ctx).run(f)),
         (LowerIterators, lambda f: LowerIterators(ctx).run(f)),
         (BindExpressions, lambda f: BindExpressions(ctx).run(f)),

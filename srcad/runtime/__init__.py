@@ -73,6 +73,22 @@ from srcad.runtime.axes import (
     sort_adjoint,
     sort_tangent,
 )
+from srcad.runtime.checkpoints import (
+    ADVANCE,
+    DONE,
+    POP,
+    RESTORE,
+    TAKESHOT,
+    YOUTURN,
+    adjoint_like,
+    keep,
+    kept,
+    nbytes,
+    revolve_next,
+    revolve_start,
+    snapshot_count,
+    snapshots,
+)
 from srcad.runtime.complex_numbers import (
     clog_or_zero,
     conj,
