@@ -207,7 +207,7 @@ def _module(sources):
     folder = tempfile.mkdtemp(prefix="srcad_complex_cases_")
     path = os.path.join(folder, "complex_cases.py")
     with open(path, "w") as f:
-        f.write("import numpy as np\n\n\n" + "\n\n".join(sources))
+        f.write("import math\n\nimport numpy as np\n\n\n" + "\n\n".join(sources))
     spec = importlib.util.spec_from_file_location("complex_cases", path)
     module = importlib.util.module_from_spec(spec)
     sys.modules["complex_cases"] = module
@@ -321,6 +321,10 @@ REFUSALS = [
      "complex numbers have no order"),
     ("def f(z):\n    return np.sum(z)\n", "returns a complex number"),
     ("def f(z):\n    return np.max(z).real\n", "of a complex value is not supported"),
+    # grammar seed 150884: Python makes `(-3) ** 0.5` complex when it compiles the module;
+    # srcad took it for a float, and math.hypot's derivative came out 1e16
+    ("def f(z):\n    return math.hypot(np.max(z.real) * (-3) ** 0.5, 0.0)\n",
+     "`math.hypot` of a complex value is not supported"),
 ]
 
 
@@ -411,3 +415,13 @@ def test_complex_written_in_place_into_a_real_array_is_refused():
     fn = _module(["def f(a):\n    w = a * 1.0\n    w *= 1j\n    return np.sum(np.abs(w))\n"]).f
     with pytest.raises(SrcadError, match="writes complex numbers into a 1-d float array"):
         srcad.grad(fn, jit=False)(R4.copy())
+
+
+def test_a_literal_power_that_python_makes_complex_is_complex():
+    fn = _module(["def f(a):\n    return np.max(a) * ((-3) ** 0.5).imag + "
+                  "np.sum(a * (-2.0) ** 1.5 * 1j).imag\n"]).f
+    a = np.array([1.4, -0.8, 0.18])
+    for jit in (False, True):
+        value, got = srcad.value_and_grad(fn, jit=jit)(a)
+        assert value == pytest.approx(fn(a), rel=1e-14)
+        assert_grad_close(got, fd_grad(fn, (a,), 0))

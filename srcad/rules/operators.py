@@ -2,6 +2,7 @@
 from srcad import runtime as rt  # noqa: F401  (names used in templates)
 from srcad.rules.registry import adjoint, nondiff, tangent
 from srcad.rules.typing import arith, boolean, logical, sum_or_product, true_div
+from srcad.rules.typing import power as power_kind
 from srcad.rules.typing import matmul as matmul_kind
 
 d = None  # templates say d[x] for "the adjoint of x"; they are never run
@@ -52,7 +53,7 @@ def div_tangent(ans, x, y):
     t[ans] = t[x] / y - t[y] * ans / y
 
 
-@adjoint("op.Pow", kind=arith)
+@adjoint("op.Pow", kind=power_kind)
 def power(ans, x, y):
     d[x] += d[ans] * rt.pow_dx(x, y)
     d[y] += d[ans] * ans * rt.log_or_zero(x)

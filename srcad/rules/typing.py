@@ -40,6 +40,22 @@ def arith(k, c):
     return Kind("i" if dtype == "b" else dtype, _ndim(k))
 
 
+def power(k, c):
+    """`**`: as `arith`, but a power of two numbers written in the code is what Python
+    makes of it when it compiles the module: `(-3) ** 0.5` is complex."""
+    x, y = c.get("x"), c.get("y")
+    if isinstance(x, gast.Constant) and isinstance(y, gast.Constant) and all(
+            isinstance(v.value, (int, float, complex)) and not isinstance(v.value, bool)
+            for v in (x, y)):
+        try:
+            value = x.value ** y.value
+        except (ArithmeticError, ValueError):
+            value = None
+        if isinstance(value, complex):
+            return Kind("c", 0)
+    return arith(k, c)
+
+
 def sum_or_product(k, c):
     """`+` and `*`: as `arith`, but bools with an array among them stay bools, as NumPy
     keeps them (or and and of masks); Python's `True + True` is an int."""
