@@ -388,3 +388,21 @@ def test_outer_product_of_an_array_written_afterwards_through_a_view():
                 u *= 0.5
                 return s * x + y + np.sum(m)
             """, jit=jit)
+
+
+def test_masked_write_then_a_replayed_loop_that_reads_the_array():
+    # grammar seed 151010: the replayed loop reads `w` (its mask), so the elements the
+    # masked write overwrote are saved and put back; the mask itself was not kept for
+    # the reverse sweep (NameError in the generated code)
+    check("""
+        def f(x, y, a, m):
+            b = 0.5 * a + math.cos(1.25)
+            w = np.sin(a)
+            w[0.5 * b > 2.1] = math.cos(x + 1e-300)
+            z = 0.5 * y
+            for i in range(2):
+                x, y = (0.1 * math.atan(-np.sum(np.sin(a[np.abs(w) <= 0.59])
+                                                * math.tanh(b[i] - y))), (0.25 + z) % 1)
+                z = 3
+            a *= math.tanh(0.5 + x) + np.sum(m)
+        """, out=2)

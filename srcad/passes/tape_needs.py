@@ -132,6 +132,10 @@ class TapeNeeds:
         for carried, kept, reads in ctx.replay.values():
             ctx.needed |= reads  # the replay reads them: they must be in place in reverse
             ctx.elem_saved |= written & reads  # also when written after the loop
+        for s, _ in statements(fnode.body):  # a saved element is put back where it was
+            t = s.targets[0] if isinstance(s, gast.Assign) else None
+            if isinstance(t, gast.Subscript) and t.value.id in ctx.elem_saved:
+                ctx.needed |= set(_index_names(t.slice))
         ctx.pushed = saved(ctx.needed)
         return fnode
 

@@ -2,8 +2,8 @@
 from srcad import runtime as rt  # noqa: F401  (names used in templates)
 from srcad.rules.registry import adjoint, nondiff, tangent
 from srcad.rules.typing import arith, boolean, logical, sum_or_product, true_div
-from srcad.rules.typing import power as power_kind
 from srcad.rules.typing import matmul as matmul_kind
+from srcad.rules.typing import power as power_kind
 
 d = None  # templates say d[x] for "the adjoint of x"; they are never run
 t = None  # tangent templates say t[x] for "the tangent of x" (forward mode)
