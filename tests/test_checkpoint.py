@@ -48,7 +48,7 @@ def test_checkpointed_gradient_against_finite_differences(fn, args, wrt):
     assert_grad_close(got, fd_grad(fn, args, wrt), rtol=1e-5, atol=1e-7)
 
 
-@pytest.mark.parametrize("fn,args,wrt", CASES[:2], ids=[c[0].__name__ for c in CASES[:2]])
+@pytest.mark.parametrize("fn,args,wrt", CASES[:3], ids=[c[0].__name__ for c in CASES[:3]])
 def test_compiled_checkpointed_gradient(fn, args, wrt):
     # compiled, the reverse sweeps may reassociate their sums (SafeReassociation), and a
     # checkpointed loop sums each iteration's adjoints in another function: equal to

@@ -357,7 +357,10 @@ def sweeps(program, spec, limit):
 
     state_bytes = " + ".join(f"rt.nbytes({c})" for c in state)
     tape_items = [sched, act, k0, held] + [snaps[c] for c in state]
-    fwd = (f"{trip} = rt.range_len({lo}, {hi}, {step})\n"
+    # one layout for Numba, whatever the caller's arrays are: snapshots are copies (C)
+    contiguous = "".join(f"{c} = np.ascontiguousarray({c})\n" for j, c in enumerate(state)
+                         if kinds[len(params) - nc + j].ndim)
+    fwd = (contiguous + f"{trip} = rt.range_len({lo}, {hi}, {step})\n"
            f"{sched} = rt.revolve_start({trip}, rt.snapshot_count({int(limit)}, {state_bytes}, "
            f"{trip}))\n"
            + "".join(f"{snaps[c]} = rt.snapshots({c}{widened(j)})\n"
@@ -373,7 +376,7 @@ def sweeps(program, spec, limit):
     grads = [fresh("g") for _ in inner]
     d_out = ctx.seed
     seeds = [d_out] if nc == 1 else [f"{d_out}[{j}]" for j in range(nc)]
-    rev = f"({', '.join(tape_items)},) = {ctx.tape_param}\n{k1} = {k0} + 1\n"
+    rev = contiguous + f"({', '.join(tape_items)},) = {ctx.tape_param}\n{k1} = {k0} + 1\n"
     for j, c in enumerate(carried):
         if len(params) - nc + j in floats:
             like = f"rt.adjoint_like({seeds[j]}, {c})"
