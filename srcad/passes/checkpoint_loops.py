@@ -329,8 +329,8 @@ def sweeps(program, spec, limit):
     taped = program.specialize(steps_fn, kinds, wrt=inner)
     primal = program.specialize(steps_fn, kinds, wrt=())
     fresh = ctx.namer.fresh
-    trip, sched, act, k0, k1, held = (fresh(s) for s in ("trip", "sched", "act", "k0", "k1",
-                                                          "held"))
+    trip, sched, act, k0, k1, held, snapshots = (
+        fresh(s) for s in ("trip", "sched", "act", "k0", "k1", "held", "snapshots"))
     state = carried[:info.role[3]]  # the rest only passes through, unchanged
     snaps = {c: fresh("snaps_" + c, numbered=False) for c in state}
     lhs = carried[0] if nc == 1 else "(" + ", ".join(carried) + ",)"
@@ -338,9 +338,13 @@ def sweeps(program, spec, limit):
     def call_args(start, stop):
         return ", ".join(params[:-nc - 3] + [start, stop, step] + carried)
 
+    block, blocks = fresh("block"), fresh("blocks")
+
+    def start(k):
+        return f"rt.block_start({lo}, {k}, {block}, {trip}, {step})"
+
     def advance(ind):
-        return (f"{ind}{lhs}, _ = {primal.fwd_name}"
-                f"({call_args(f'{lo} + {k0} * {step}', f'{lo} + {k1} * {step}')})\n")
+        return f"{ind}{lhs}, _ = {primal.fwd_name}({call_args(start(k0), start(k1))})\n"
 
     def keep(ind):
         return f"{ind}{held} += 1\n" + "".join(f"{ind}rt.keep({snaps[c]}, {held}, {c})\n"
@@ -356,13 +360,14 @@ def sweeps(program, spec, limit):
         return " + 0.0" if not k.ndim and (k.is_float or outs[j].is_float) else ""
 
     state_bytes = " + ".join(f"rt.nbytes({c})" for c in state)
-    tape_items = [sched, act, k0, held] + [snaps[c] for c in state]
+    tape_items = [sched, act, k0, held, trip, block] + [snaps[c] for c in state]
     # one layout for Numba, whatever the caller's arrays are: snapshots are copies (C)
     contiguous = "".join(f"{c} = np.ascontiguousarray({c})\n" for j, c in enumerate(state)
                          if kinds[len(params) - nc + j].ndim)
     fwd = (contiguous + f"{trip} = rt.range_len({lo}, {hi}, {step})\n"
-           f"{sched} = rt.revolve_start({trip}, rt.snapshot_count({int(limit)}, {state_bytes}, "
-           f"{trip}))\n"
+           f"{block}, {blocks}, {snapshots} = rt.checkpoint_plan({int(limit)}, {state_bytes}, "
+           f"{trip})\n"
+           f"{sched} = rt.revolve_start({blocks}, {snapshots})\n"
            + "".join(f"{snaps[c]} = rt.snapshots({c}{widened(j)})\n"
                      for j, c in enumerate(state))
            + f"{held} = 0\n{act}, {k0}, {k1} = rt.revolve_next({sched})\n"
@@ -390,7 +395,7 @@ def sweeps(program, spec, limit):
     dout = [d[c] if len(params) - nc + j in floats else "0.0" for j, c in enumerate(carried)]
     dout = dout[0] if nc == 1 else "(" + ", ".join(dout) + ",)"
     tape = fresh("tape_steps")
-    one = call_args(f"{lo} + {k0} * {step}", f"{lo} + {k0} * {step} + {step}")
+    one = call_args(start(k0), start(f"{k0} + 1"))
     turn = (f"        _, {tape} = {taped.fwd_name}({one})\n"
             f"        ({', '.join(grads)},) = {taped.rev_name}({one}, {tape}, {dout})\n")
     for g, p in zip(grads, inner):  # one layout for Numba: a transposed product may be F

@@ -81,12 +81,13 @@ from srcad.runtime.checkpoints import (
     TAKESHOT,
     YOUTURN,
     adjoint_like,
+    block_start,
+    checkpoint_plan,
     keep,
     kept,
     nbytes,
     revolve_next,
     revolve_start,
-    snapshot_count,
     snapshots,
 )
 from srcad.runtime.complex_numbers import (

@@ -103,10 +103,26 @@ def revolve_next(sched):
 
 
 @register_jitable(cache=True)
-def snapshot_count(limit, state_bytes, trip):
-    """How many snapshots of a state of `state_bytes` bytes fit in `limit` bytes (at
-    least 1, at most one per iteration)."""
-    return max(1, min(trip, limit // max(1, state_bytes)))
+def checkpoint_plan(limit, state_bytes, trip):
+    """(iterations per block, blocks, snapshots) for a loop of `trip` iterations whose
+    carried state takes `state_bytes` bytes, within `limit` bytes.
+
+    The schedule reverses blocks of iterations, each taped as a whole: fewer, longer
+    steps for the schedule when the state is small. An iteration's tape is taken to be
+    about its state (an RK4 step saves its state; a stencil the field it overwrites):
+    half the limit goes to the tape of one block, the rest to snapshots, at least one
+    of each."""
+    size = max(1, state_bytes)
+    block = max(1, min(trip, (limit // 2) // size))
+    blocks = (trip + block - 1) // block
+    snaps = max(1, min(blocks, (limit - block * size) // size))
+    return block, blocks, snaps
+
+
+@register_jitable(cache=True)
+def block_start(lo, k, block, trip, step):
+    """The loop value where block `k` starts (the end of the loop past the last)."""
+    return lo + min(k * block, trip) * step
 
 
 def nbytes(value):
