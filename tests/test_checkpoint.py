@@ -109,11 +109,13 @@ def test_schedule_reverses_every_iteration_once_within_its_snapshots(n, s):
 @pytest.mark.parametrize("trip", [0, 1, 30, 5 * 10 ** 7])
 def test_snapshots_and_one_block_stay_within_the_limit(trip):
     state = U0.nbytes
-    for limit in (1, state, 2 * state, 5 * state + 7, 10 ** 9):
-        block, blocks, snaps = rt.checkpoint_plan(limit, state, trip)
-        assert block >= 1 and snaps >= 1 and block * blocks >= trip > block * (blocks - 1)
-        if limit >= 2 * state:  # else one snapshot and one iteration, whatever they take
-            assert (block + snaps) * state <= limit
+    for per_iteration in (8, state, 12 * state):
+        for limit in (1, state, 2 * state, 5 * state + 7, 10 ** 9):
+            block, blocks, snaps = rt.checkpoint_plan(limit, state, per_iteration, trip)
+            assert block >= 1 and snaps >= 1
+            assert block * blocks >= trip > block * (blocks - 1)
+            if limit >= 2 * max(state, per_iteration):  # else one of each, whatever they take
+                assert block * per_iteration + snaps * state <= limit
 
 
 def test_a_loop_that_exits_early_is_left_as_it_is_with_a_warning():

@@ -282,6 +282,41 @@ def _helpers(loop, name, carried, copied):
     return steps, whole
 
 
+def _pushes(ctx):
+    """(arrays, numbers) that one iteration of the steps function's loop saves on its
+    tape: the values its assignments overwrite (`ctx.pushed`), the elements its writes
+    overwrite (`ctx.elem_saved`), the tapes of the helpers it calls with loops."""
+    from srcad.passes.activity import statements, targets
+
+    arrays = numbers = 0
+
+    def count(names_):
+        nonlocal arrays, numbers
+        for v in names_:
+            if getattr(ctx.kinds.get(v), "ndim", 1):
+                arrays += 1
+            else:
+                numbers += 1
+
+    body = []
+    for loop in ctx.fnode.body:
+        if loop in ctx.replay:  # replayed: it keeps what it carries
+            count(ctx.replay[loop][0])
+        elif isinstance(loop, (gast.For, gast.While)):
+            body += loop.body
+    for s, _ in statements(body):
+        if not isinstance(s, gast.Assign):
+            continue
+        t = s.targets[0]
+        if isinstance(t, gast.Subscript):
+            arrays += t.value.id in ctx.elem_saved
+            continue
+        count(v for v in targets(s) if v in ctx.pushed)
+        if isinstance(s.value, gast.Call) and ctx.site(s.value).kind == "user":
+            arrays += 1
+    return arrays, numbers
+
+
 def show_checkpointed(source):
     """Print the function in `source` as CheckpointLoops rewrites it and hoists its
     helpers (for the doctest)."""
@@ -360,13 +395,17 @@ def sweeps(program, spec, limit):
         return " + 0.0" if not k.ndim and (k.is_float or outs[j].is_float) else ""
 
     state_bytes = " + ".join(f"rt.nbytes({c})" for c in state)
+    arrays, numbers = _pushes(taped.ctx)
+    biggest = [p for p, k in zip(params, kinds) if k.ndim]
+    iteration_bytes = f"{8 * numbers}" if not (arrays and biggest) else \
+        f"{arrays} * max({', '.join(f'rt.nbytes({p})' for p in biggest)}, 0) + {8 * numbers}"
     tape_items = [sched, act, k0, held, trip, block] + [snaps[c] for c in state]
     # one layout for Numba, whatever the caller's arrays are: snapshots are copies (C)
     contiguous = "".join(f"{c} = np.ascontiguousarray({c})\n" for j, c in enumerate(state)
                          if kinds[len(params) - nc + j].ndim)
     fwd = (contiguous + f"{trip} = rt.range_len({lo}, {hi}, {step})\n"
            f"{block}, {blocks}, {snapshots} = rt.checkpoint_plan({int(limit)}, {state_bytes}, "
-           f"{trip})\n"
+           f"{iteration_bytes}, {trip})\n"
            f"{sched} = rt.revolve_start({blocks}, {snapshots})\n"
            + "".join(f"{snaps[c]} = rt.snapshots({c}{widened(j)})\n"
                      for j, c in enumerate(state))

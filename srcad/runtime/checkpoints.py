@@ -103,19 +103,19 @@ def revolve_next(sched):
 
 
 @register_jitable(cache=True)
-def checkpoint_plan(limit, state_bytes, trip):
+def checkpoint_plan(limit, state_bytes, iteration_bytes, trip):
     """(iterations per block, blocks, snapshots) for a loop of `trip` iterations whose
-    carried state takes `state_bytes` bytes, within `limit` bytes.
+    carried state takes `state_bytes` bytes and whose iterations each tape about
+    `iteration_bytes`, within `limit` bytes.
 
     The schedule reverses blocks of iterations, each taped as a whole: fewer, longer
-    steps for the schedule when the state is small. An iteration's tape is taken to be
-    about its state (an RK4 step saves its state; a stencil the field it overwrites):
-    half the limit goes to the tape of one block, the rest to snapshots, at least one
-    of each."""
+    steps for the schedule when the tape of an iteration is small. Half the limit goes
+    to the tape of one block, the rest to snapshots; at least one iteration and one
+    snapshot, whatever they take."""
     size = max(1, state_bytes)
-    block = max(1, min(trip, (limit // 2) // size))
+    block = max(1, min(trip, (limit // 2) // max(1, iteration_bytes)))
     blocks = (trip + block - 1) // block
-    snaps = max(1, min(blocks, (limit - block * size) // size))
+    snaps = max(1, min(blocks, (limit - block * max(1, iteration_bytes)) // size))
     return block, blocks, snaps
 
 
