@@ -28,6 +28,7 @@ from srcad.passes.lean_tape import LeanTape
 from srcad.passes.lower_comprehensions import LowerComprehensions
 from srcad.passes.lower_iterators import LowerIterators
 from srcad.passes.lower_loop_exits import LowerLoopExits
+from srcad.passes.lower_prange import LowerPrange
 from srcad.passes.lower_raises import LowerPrints, LowerRaises, RestoreRaises
 from srcad.passes.record_control import RecordControl
 from srcad.passes.rename_reserved import RenameReserved
@@ -63,6 +64,7 @@ def normalize_steps(ctx):
         (HoistLocalFunctions, lambda f: HoistLocalFunctions(ctx).run(f)),
         (CheckpointLoops, lambda f: CheckpointLoops(ctx).run(f)),
         (LowerComprehensions, lambda f: LowerComprehensions(ctx).run(f)),
+        (LowerPrange, lambda f: LowerPrange(ctx).run(f)),
         (LowerIterators, lambda f: LowerIterators(ctx).run(f)),
         (BindExpressions, lambda f: BindExpressions(ctx).run(f)),
         (ResolveNames, resolve),

@@ -1,0 +1,208 @@
+"""LowerPrange: a `numba.prange` loop, checked free of dependences between iterations, is
+differentiated as the `range` loop it computes."""
+import builtins
+
+import gast
+import numba
+
+from srcad.errors import UnsupportedError
+
+
+class LowerPrange:
+    """Transformation: `for i in prange(...)` (Numba's parallel range, by any name it is
+    imported under) becomes `for i in range(...)`, once it is checked that its iterations
+    do not depend on each other, which is what makes the parallel loop compute what the
+    serial one does:
+
+    - a name the body assigns is either private (assigned before it is read on every
+      path through an iteration) or a reduction
+      (`s += e`, `s -= e`, `s *= e`, with `s` read nowhere else in the body);
+    - an array the body writes is written at an index that involves `i`, and read only
+      at the indices it is written at.
+
+    Anything else is a data race in the parallel primal, and is refused by name. The
+    sweeps srcad makes of the loop run serially.
+
+    >>> from srcad.passes.testing import show_names
+    >>> _ = show_names(LowerPrange, '''
+    ... def f(x, out):
+    ...     s = 0.0
+    ...     for i in numba.prange(x.shape[0]):
+    ...         t = x[i] * x[i]
+    ...         out[i] = t
+    ...         s += t
+    ...     return s''')
+    def f(x, out):
+        s = 0.0
+        for i in range(x.shape[0]):
+            t = x[i] * x[i]
+            out[i] = t
+            s += t
+        return s
+    """
+
+    needs = ("local_functions",)
+    provides = ()
+
+    def __init__(self, ctx):
+        self.ctx = ctx
+        fn = getattr(ctx.fsrc, "fn", None)
+        self.env = {**vars(builtins), **getattr(fn, "__globals__", {}), "numba": numba}
+
+    def run(self, fnode):
+        local = {n.id for n in gast.walk(fnode)
+                 if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Param))}
+        for loop in gast.walk(fnode):
+            if isinstance(loop, gast.For) and self.is_prange(loop.iter, local):
+                self.check(loop)
+                loop.iter.func = gast.Name(id="range", ctx=gast.Load(), annotation=None,
+                                           type_comment=None)
+        return fnode
+
+    def is_prange(self, node, local):
+        if not isinstance(node, gast.Call):
+            return False
+        func = node.func
+        if isinstance(func, gast.Name) and func.id not in local:
+            return self.env.get(func.id) is numba.prange
+        if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) \
+                and func.value.id not in local:
+            return getattr(self.env.get(func.value.id), func.attr, None) is numba.prange
+        return False
+
+    def refuse(self, loop, what, hint):
+        raise self.ctx.fsrc.error(f"the `prange` loop {what}, a data race when it runs in "
+                                  "parallel", loop, hint, UnsupportedError)
+
+    def check(self, loop):
+        if not isinstance(loop.target, gast.Name):
+            self.refuse(loop, "unpacks its loop variable", "loop over `prange(n)` by index")
+        i = loop.target.id
+        if any(isinstance(n, (gast.Break, gast.Return)) for n in gast.walk(loop)):
+            self.refuse(loop, "can leave early (`break`, `return`)",
+                        "make it a `range` loop, or compute every iteration")
+        reductions = _reductions(loop.body)
+        live = _live_in(loop.body, {i})
+        for name in sorted(_stored(loop.body) - {i} - set(reductions)):
+            if name in live:
+                self.refuse(loop, f"carries `{name}` from one iteration to the next",
+                            f"assign `{name}` before reading it in each iteration, or make "
+                            "the loop a `range` loop")
+        for name, ops in reductions.items():
+            if _reads(loop.body, name) > len(ops) or len(set(ops)) > 1:
+                self.refuse(loop, f"reads the sum `{name}` it accumulates",
+                            f"only accumulate into `{name}` (`{name} += ...`) in the loop")
+        for array, writes in _array_writes(loop.body).items():
+            texts = {gast.dump(w) for w in writes}
+            for w in writes:
+                if i not in {n.id for n in gast.walk(w) if isinstance(n, gast.Name)}:
+                    self.refuse(loop, f"writes `{array}` at an index that does not involve "
+                                f"`{i}`", f"write `{array}[{i}, ...]` only")
+            for n in gast.walk(gast.Module(body=loop.body, type_ignores=[])):
+                if isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Load) and \
+                        isinstance(n.value, gast.Name) and n.value.id == array:
+                    if gast.dump(n.slice) not in texts:
+                        self.refuse(loop, f"reads `{array}` at other indices than it writes",
+                                    "read the values of the previous step from another "
+                                    "array, or make the loop a `range` loop")
+            whole = [n for n in gast.walk(gast.Module(body=loop.body, type_ignores=[]))
+                     if isinstance(n, gast.Name) and n.id == array and isinstance(n.ctx, gast.Load)
+                     and not _subscripted(loop.body, n)]
+            if whole:
+                self.refuse(loop, f"reads all of `{array}`, which it writes",
+                            "read the values of the previous step from another array")
+
+
+def _stored(stmts):
+    return {n.id for s in stmts for n in gast.walk(s)
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+
+
+def _reductions(stmts):
+    """{name: [op class, ...]} for `name op= e` with op + - or *, and `name` stored
+    nowhere else."""
+    out = {}
+    for s in stmts:
+        for n in gast.walk(s):
+            if isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name) and \
+                    isinstance(n.op, (gast.Add, gast.Sub, gast.Mult)):
+                # a sum may add and subtract; a product only multiplies
+                op = gast.Add if isinstance(n.op, gast.Sub) else type(n.op)
+                out.setdefault(n.target.id, []).append(op)
+    aug_targets = {id(n.target) for s in stmts for n in gast.walk(s)
+                   if isinstance(n, gast.AugAssign)}
+    other = {n.id for s in stmts for n in gast.walk(s) if isinstance(n, gast.Name)
+             and isinstance(n.ctx, gast.Store) and id(n) not in aug_targets}
+    return {k: v for k, v in out.items() if k not in other}
+
+
+def _reads(stmts, name):
+    """How many times `stmts` read `name` (an augmented assignment reads its target)."""
+    count = 0
+    for s in stmts:
+        for n in gast.walk(s):
+            if isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load):
+                count += 1
+            elif isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name) and \
+                    n.target.id == name:
+                count += 1
+    return count
+
+
+def _live_in(stmts, assigned=frozenset()):
+    """Names the statements may read before assigning them, `assigned` being assigned
+    already: what an iteration would read from the one before."""
+    live, assigned = set(), set(assigned)
+    for s in stmts:
+        if isinstance(s, gast.If):
+            live |= _loads([s.test]) - assigned
+            body, after_body = _live_in(s.body, assigned), _assigned_after(s.body, assigned)
+            orelse, after_else = _live_in(s.orelse, assigned), _assigned_after(s.orelse,
+                                                                                assigned)
+            live |= body | orelse
+            assigned = after_body & after_else
+        elif isinstance(s, (gast.For, gast.While)):
+            live |= _loads([s.iter if isinstance(s, gast.For) else s.test]) - assigned
+            inner = assigned | (_stored([s.target]) if isinstance(s, gast.For) else set())
+            live |= _live_in(s.body, inner)
+        elif isinstance(s, gast.AugAssign):
+            live |= (_loads([s.value, s.target]) | _stored([s.target])) - assigned
+        elif isinstance(s, gast.Assign):
+            live |= _loads([s.value] + s.targets) - assigned
+            assigned |= _stored(s.targets)
+        else:
+            live |= _loads([s]) - assigned
+    return live
+
+
+def _assigned_after(stmts, assigned):
+    """The names surely assigned once the statements have run (an `if` assigns what both
+    of its branches do; a loop may not run)."""
+    assigned = set(assigned)
+    for s in stmts:
+        if isinstance(s, gast.If):
+            assigned = _assigned_after(s.body, assigned) & _assigned_after(s.orelse, assigned)
+        elif isinstance(s, gast.Assign):
+            assigned |= _stored(s.targets)
+    return assigned
+
+
+def _loads(nodes):
+    return {n.id for node in nodes for n in gast.walk(node)
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+
+
+def _array_writes(stmts):
+    """{array name: [index nodes it is written at]}."""
+    out = {}
+    for s in stmts:
+        for n in gast.walk(s):
+            if isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store) and \
+                    isinstance(n.value, gast.Name):
+                out.setdefault(n.value.id, []).append(n.slice)
+    return out
+
+
+def _subscripted(stmts, name_node):
+    return any(isinstance(n, gast.Subscript) and n.value is name_node
+               for s in stmts for n in gast.walk(s))

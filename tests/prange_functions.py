@@ -1,0 +1,86 @@
+"""Functions with `numba.prange` loops (tests/test_prange.py)."""
+import math
+
+import numba
+import numpy as np
+from numba import prange
+
+
+def weighted_sines(x, w):
+    s = 0.0
+    for i in prange(x.shape[0]):
+        t = math.sin(x[i]) * w
+        s += t * x[i]
+    return s
+
+
+def squares_into(x, out):
+    total = 0.0
+    for i in numba.prange(x.shape[0]):
+        out[i] = x[i] * x[i]
+        total += out[i]
+    return total + np.sum(out * x)
+
+
+def pair_energy(pos):
+    """Lennard-Jones, each `i` accumulating its own terms over every `j`."""
+    n = pos.shape[0]
+    e = 0.0
+    for i in prange(n):
+        for j in range(n):
+            if i != j:
+                d0 = pos[i, 0] - pos[j, 0]
+                d1 = pos[i, 1] - pos[j, 1]
+                d2 = pos[i, 2] - pos[j, 2]
+                r2 = d0 * d0 + d1 * d1 + d2 * d2
+                inv6 = 1.0 / (r2 * r2 * r2)
+                e += 0.5 * (inv6 * inv6 - inv6)
+    return e
+
+
+def rows_scaled(m, c):
+    out = np.empty_like(m)
+    for i in prange(m.shape[0]):
+        out[i, :] = m[i, :] * (c + i)
+    return np.sum(np.tanh(out))
+
+
+parallel_weighted_sines = numba.njit(parallel=True)(weighted_sines)
+
+
+# refused: each is a data race in the parallel primal
+def carried(x):
+    s = 1.0
+    for i in prange(x.shape[0]):
+        s = s * 0.5 + x[i]
+    return s
+
+
+def shared_index(x):
+    out = np.zeros(3)
+    for i in prange(x.shape[0]):
+        out[0] = x[i]
+    return np.sum(out)
+
+
+def neighbour(x):
+    a = x.copy()
+    for i in prange(1, x.shape[0]):
+        a[i] = a[i - 1] + x[i]
+    return np.sum(a)
+
+
+def reads_its_sum(x):
+    s = 0.0
+    for i in prange(x.shape[0]):
+        s += x[i] * s
+    return s
+
+
+def exits(x):
+    s = 0.0
+    for i in prange(x.shape[0]):
+        if x[i] > 0.5:
+            break
+        s += x[i]
+    return s
