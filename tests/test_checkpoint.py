@@ -116,6 +116,9 @@ def test_snapshots_and_one_block_stay_within_the_limit(trip):
             assert block * blocks >= trip > block * (blocks - 1)
             if limit >= 2 * max(state, per_iteration):  # else one of each, whatever they take
                 assert block * per_iteration + snaps * state <= limit
+            else:
+                assert block == 1 or block * per_iteration <= limit // 2
+                assert snaps == 1 or snaps * state <= limit
 
 
 def test_a_loop_that_exits_early_is_left_as_it_is_with_a_warning():

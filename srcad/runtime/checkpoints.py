@@ -111,11 +111,15 @@ def checkpoint_plan(limit, state_bytes, iteration_bytes, trip):
     The schedule reverses blocks of iterations, each taped as a whole: fewer, longer
     steps for the schedule when the tape of an iteration is small. Half the limit goes
     to the tape of one block, the rest to snapshots; at least one iteration and one
-    snapshot, whatever they take."""
-    size = max(1, state_bytes)
-    block = max(1, min(trip, (limit // 2) // max(1, iteration_bytes)))
+    snapshot, whatever they take (and when the tape of one iteration is over the limit
+    already, the limit's worth of snapshots beside it)."""
+    size, per_iteration = max(1, state_bytes), max(1, iteration_bytes)
+    block = max(1, min(trip, (limit // 2) // per_iteration))
     blocks = (trip + block - 1) // block
-    snaps = max(1, min(blocks, (limit - block * max(1, iteration_bytes)) // size))
+    room = limit - block * per_iteration
+    if room < size:  # one iteration's tape alone is over the limit: the snapshots get it
+        room = limit
+    snaps = max(1, min(blocks, room // size))
     return block, blocks, snaps
 
 
