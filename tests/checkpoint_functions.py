@@ -4,6 +4,8 @@ import math
 
 import numpy as np
 
+from benchmarks.checkpoint import heat  # noqa: F401  (a case of tests/test_checkpoint.py)
+
 
 def lorenz(x, y, z, s, r, b):
     return s * (y - x), x * (r - z) - y, x * y - b * z
@@ -17,14 +19,6 @@ def rk4(x, y, z, s, r, b, nsteps):
                                s, r, b)
         x, y, z = x + dt * k2x, y + dt * k2y, z + dt * k2z
     return x * x + y * y + z * z + s * r
-
-
-def heat(u0, kappa, nsteps):
-    u = u0.copy()
-    for t in range(nsteps):
-        lap = u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:] - 4.0 * u[1:-1, 1:-1]
-        u[1:-1, 1:-1] = u[1:-1, 1:-1] + kappa * lap
-    return np.sum(u * u)
 
 
 def recurrence(w, x0, nsteps):
