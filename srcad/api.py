@@ -18,6 +18,7 @@ changed in place, or a mutable object's attribute set, is not seen (srcad refuse
 arrays; pass them as arguments).
 """
 import sys
+import weakref
 
 import numpy as np
 
@@ -170,6 +171,35 @@ class GradFunction:
         """(value, output tangent) by forward mode, one tangent per `wrt` argument."""
         return self.runner(args, mode="fwd").jvp(args, tangents)
 
+    def forward(self, fast, args):
+        """(runner, (value, tape)): `fast`'s forward sweep, or, when its tape would not fit
+        in memory and no `tape_limit` was given, the forward sweep of the function with
+        its loops checkpointed within a quarter of the memory available (said once per
+        function, in a `SrcadWarning`)."""
+        try:
+            return fast, fast.forward(args)
+        except MemoryError as exc:
+            from srcad.runtime import tapes
+            if tapes.TAPE_OVER not in str(exc) or self.tape_limit is not None:
+                raise
+            limit = max(1, min(tapes.available_bytes() // 4, tapes.TAPE_CEILING // 2))
+        if self.fn not in _CHECKPOINTED:
+            _CHECKPOINTED.add(self.fn)
+            import warnings
+
+            from srcad.errors import SrcadWarning
+            warnings.warn(f"{self.fsrc.filename}:{self.fsrc.line(self.fsrc.node)}: the tape of "
+                          f"`{self.fsrc.name}` would not fit in memory: its loops are "
+                          f"checkpointed (tape_limit={limit} bytes) from now on; pass "
+                          "tape_limit= or set SRCAD_TAPE_LIMIT to choose the limit",
+                          SrcadWarning, stacklevel=3)
+        self.tape_limit = limit
+        self.derivative = derivatives.derivative(self.fn, self.wrt, self.jit,
+                                                 self.on_jit_error, self.scalar_output,
+                                                 self.out, limit)
+        fast = self.runner(args)
+        return fast, fast.forward(args)
+
     def __repr__(self):
         what = "value_and_grad" if self.with_value else "grad" if self.scalar_output \
             else "derivative"
@@ -190,7 +220,7 @@ class GradFunction:
         if _global(self.fn) is self:  # `@srcad.grad` on a module-level def
             return self.fn.__qualname__
         return GradFunction, (self.fn, self.wrt, self.jit, self.with_value,
-                              self.on_jit_error, self.scalar_output, self.out)
+                              self.on_jit_error, self.scalar_output, self.out, self.tape_limit)
 
     def __call__(self, *args, **kwargs):
         d = self.derivative
@@ -200,7 +230,7 @@ class GradFunction:
             args = self._bind(args, kwargs)
             fast = self.runner(args)
         self.last = fast.compiled
-        out, tape = fast.forward(args)
+        fast, (out, tape) = self.forward(fast, args)
         grad = self.package(fast.reverse(args, tape, 1.0), args)
         if self.with_value:
             return (out if type(out) is float else _plain(out)), grad
@@ -208,6 +238,7 @@ class GradFunction:
 
 
 _FLOAT64 = np.dtype(np.float64)
+_CHECKPOINTED = weakref.WeakSet()  # functions whose tape did not fit: said once
 
 
 def _global(fn):
@@ -374,7 +405,7 @@ def vjp(f, *primals, wrt=0, out=None, jit=True, on_jit_error="warn", tape_limit=
     g = GradFunction(f, wrt, jit, with_value=False, on_jit_error=on_jit_error,
                      scalar_output=False, out=out, tape_limit=tape_limit)
     args, runner = g.prepare(primals, fresh=True)
-    out, tape = runner.forward(args)
+    runner, (out, tape) = g.forward(runner, args)
     out = _copy_out(out)
     return _plain(out) if not isinstance(out, tuple) else tuple(map(_plain, out)), \
         Pullback(g, runner, args, tape, out)

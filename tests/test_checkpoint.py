@@ -148,3 +148,29 @@ def test_the_environment_sets_the_default_limit(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                          text=True, cwd=os.path.dirname(os.path.dirname(__file__)), check=True)
     assert out.stdout.split() == [str(16 * 2 ** 20), "True"]
+
+
+def test_a_tape_over_memory_checkpoints_the_loops_with_one_warning(monkeypatch):
+    from srcad.runtime import tapes
+    args = (1.0, 1.0, 1.0, 10.0, 28.0, 8.0 / 3, 400)
+    want = srcad.value_and_grad(cf.rk4, wrt=(0, 3), jit=False)(*args)
+    monkeypatch.setattr(tapes, "TAPE_CEILING", 1000)  # 125 floats: less than the loop's tape
+    g = srcad.value_and_grad(cf.rk4, wrt=(0, 3), jit=False)
+    with pytest.warns(SrcadWarning, match=r"tape of `rk4` would not fit in memory: its loops "
+                                          r"are checkpointed"):
+        got = g(*args)
+    assert got[0] == want[0]
+    _same(got[1], want[1])
+    assert g.tape_limit is not None
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SrcadWarning)  # said once
+        _same(g(*args)[1], want[1])
+        out, back = srcad.vjp(cf.rk4, *args, wrt=0, jit=False)
+        assert back(1.0) == want[1][0]
+
+
+def test_a_tape_over_memory_with_a_limit_given_is_a_memory_error(monkeypatch):
+    from srcad.runtime import tapes
+    monkeypatch.setattr(tapes, "TAPE_CEILING", 8)
+    with pytest.raises(MemoryError, match="tape would not fit in memory"):
+        srcad.grad(cf.early_exit, jit=False, tape_limit=10 ** 9)(0.4, 50)
