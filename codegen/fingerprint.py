@@ -237,7 +237,7 @@ class _Describer:
             return self.function(obj) + rules + self.attributes(fn.__dict__, names, modules)
         if isinstance(obj, enum.Enum):
             return f"{_named(type(obj))}.{obj.name} = {self.value(obj.value, names, modules)}"
-        if type(obj).__module__ == "numpy" and hasattr(obj, "dtype") and not obj.shape:
+        if type(obj).__module__ == "numpy" and getattr(obj, "shape", None) == ():
             return f"{type(obj).__name__} {obj!r}"  # a NumPy scalar
         if isinstance(obj, type):
             return self.cls(obj, names, modules) + rules

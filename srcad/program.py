@@ -237,8 +237,12 @@ class Program:
         spec.fwd_name = self.namer.fresh(f"{spec.name}_fwd", numbered=False)
         spec.rev_name = self.namer.fresh(f"{spec.name}_rev", numbered=False)
         role = getattr(getattr(fn, "__srcad_local__", None), "role", None)
-        if role is not None and role[0] == "checkpoint":
-            spec.fwd, spec.rev = checkpoint_loops.sweeps(self, spec, self.tape_limit)
+        if role is not None and role[0] in ("checkpoint", "parallel"):
+            if role[0] == "checkpoint":
+                spec.fwd, spec.rev = checkpoint_loops.sweeps(self, spec, self.tape_limit)
+            else:
+                spec.fwd, spec.rev = checkpoint_loops.parallel_sweeps(self, spec)
+                spec.parallel = True
             spec.tape_empty, spec.reassociable, spec.recomputable = False, False, False
             return spec
         spec.fwd, spec.rev = pipeline.differentiate(ctx, wrt_names, spec.fwd_name, spec.rev_name)
@@ -285,6 +289,9 @@ class Program:
                 options[spec.fwd_name] = checked
                 if getattr(spec, "reassociable", False):
                     options[spec.rev_name] = {"fastmath": {"reassoc"}}
+                if getattr(spec, "parallel", False):  # its sweeps' loops are prange loops
+                    options[spec.fwd_name] = {**checked, "parallel": True}
+                    options[spec.rev_name] = {"parallel": True}
         return {name: opts for name, opts in options.items() if opts}
 
     def _emit(self, fn, fsrc, before):

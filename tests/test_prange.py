@@ -70,3 +70,23 @@ def test_value_matches_the_parallel_primal_on_any_number_of_threads(threads, tmp
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                          cwd=os.path.dirname(os.path.dirname(__file__)), check=True)
     assert out.stdout.strip().splitlines()[-1] == "ok"
+
+
+def test_a_loop_that_only_adds_into_sums_gets_parallel_sweeps():
+    g = srcad.grad(pf.pair_energy, jit=False)
+    g(POS)
+    text = srcad.source(g)
+    assert text.count("rt.prange(") == 2  # the forward sweep and the reverse sweep
+    assert '"parallel": True' in text
+
+
+def test_a_loop_that_writes_an_array_runs_its_sweeps_serially():
+    g = srcad.grad(pf.squares_into, jit=False)
+    g(X, np.zeros(9))
+    assert "rt.prange(" not in srcad.source(g)
+
+
+@pytest.mark.parametrize("limit", [None, 64])
+def test_parallel_sweeps_with_and_without_a_tape_limit(limit):
+    got = srcad.grad(pf.pair_energy, tape_limit=limit)(POS)
+    assert_grad_close(got, fd_grad(pf.pair_energy, (POS,), 0))

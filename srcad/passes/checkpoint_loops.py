@@ -6,6 +6,7 @@ import gast
 
 from srcad.errors import SrcadWarning
 from srcad.passes.hoist_local_functions import HoistLocalFunctions, hoist
+from srcad.passes.lower_prange import live_in
 
 # view-making calls: an array written in a checkpointed loop must not be one (the loop
 # writes a copy of it)
@@ -60,12 +61,14 @@ class CheckpointLoops:
         self.ctx = ctx
 
     def run(self, fnode):
-        if getattr(self.ctx.program, "tape_limit", None) is None:
+        limited = getattr(self.ctx.program, "tape_limit", None) is not None
+        parallel = any(getattr(s, "srcad_parallel", False) for s in fnode.body)
+        if not (limited or parallel):
             return fnode
         info = getattr(self.ctx.fsrc.fn, "__srcad_local__", None)
         if getattr(info, "role", None) is not None:  # made by this pass: its loop is one
             return fnode
-        fnode, roles = checkpoint(fnode, self.ctx.fsrc.line, self.warn)
+        fnode, roles = checkpoint(fnode, self.ctx.fsrc.line, self.warn, limited)
         if not roles:
             return fnode
         fnode, helpers = hoist(fnode, self.ctx.fsrc.error)
@@ -84,20 +87,27 @@ class CheckpointLoops:
                       SrcadWarning, stacklevel=2)
 
 
-def checkpoint(fnode, line, warn):
+def checkpoint(fnode, line, warn, limited=True):
     """`fnode` with its eligible top-level loops replaced by calls of local helpers
-    defined just before them, and {helper name: "segment" or "checkpoint"}."""
+    defined just before them, and {helper name: its role}: ("segment",) for the steps,
+    ("checkpoint", ...) for a loop checkpointed within the tape limit (`limited`), or
+    ("parallel", ...) for a `prange` loop whose iterations only add into sums (their
+    sweeps run in parallel; LowerPrange marks such loops)."""
     body, roles = [], {}
     taken = {n.id for n in gast.walk(fnode) if isinstance(n, gast.Name)} | \
         {n.name for n in gast.walk(fnode) if isinstance(n, gast.FunctionDef)}
     params = {a.id for a in fnode.args.args}
     for k, s in enumerate(fnode.body):
-        if not (isinstance(s, gast.For) and _is_range(s.iter)):
+        parallel = getattr(s, "srcad_parallel", False)
+        if not (isinstance(s, gast.For) and _is_range(s.iter)) or not (limited or parallel):
             body.append(s)
             continue
         state, why = _carried(s, params, fnode.body[:k], fnode.body[k + 1:])
-        if why:
-            warn(s, why)
+        if parallel and not why:
+            parallel = not _written(s.body) and all(c in parallel for c in state[0])
+        if why or not (limited or parallel):
+            if limited:
+                warn(s, why or "its iterations do more than add into sums")
             body.append(s)
             continue
         name = f"loop{line(s)}"
@@ -109,7 +119,8 @@ def checkpoint(fnode, line, warn):
         written = _written(s.body)
         steps, whole = _helpers(s, name, carried, [c for c in kept if c in written])
         roles[steps.name] = ("segment",)
-        roles[whole.name] = ("checkpoint", len(carried), steps.name, len(kept))
+        roles[whole.name] = ("parallel" if parallel else "checkpoint", len(carried),
+                             steps.name, len(kept))
         args = list(s.iter.args)
         start, stop, step = (args if len(args) == 3 else
                              args + [gast.Constant(1, None)] if len(args) == 2 else
@@ -165,20 +176,6 @@ def _written(stmts):
     return out - {None}
 
 
-def _read_first(stmts, names):
-    """Names among `names` that the statements may read before assigning them."""
-    stored, early = set(), set()
-    for s in stmts:
-        if isinstance(s, gast.Assign):
-            early |= (_loaded([s.value]) | _loaded(s.targets)) & names - stored
-            stored |= _stored(s.targets)
-        elif isinstance(s, gast.AugAssign):
-            early |= (_loaded([s.value]) | {_base(s.target)}) & names - stored
-        else:
-            early |= _loaded([s]) & names - stored
-    return early
-
-
 def _carried(loop, params, before, after):
     """(the names the loop carries, sorted; None) or (None, why it is not checkpointed)."""
     if loop.orelse:
@@ -196,7 +193,7 @@ def _carried(loop, params, before, after):
     read_after = _loaded(after)
     if i in read_after:
         return None, f"`{i}` is read after it"
-    early = _read_first(loop.body, stored)
+    early = live_in(loop.body, {i}) & stored
     unbound = sorted((stored & (read_after | early)) - bound)
     if unbound:
         where = "after" if unbound[0] in read_after else "before"
@@ -451,3 +448,83 @@ def sweeps(program, spec, limit):
             f"return ({''.join(ctx.d(params[p]) + ', ' for p in spec.wrt)})\n")
     return (ReverseAD.function(spec.fwd_name, params, statements(fwd)),
             ReverseAD.function(spec.rev_name, params + [ctx.tape_param, d_out], statements(rev)))
+
+
+def parallel_sweeps(program, spec):
+    """The sweep pair of `<loop>(...)` for a `prange` loop whose iterations only add into
+    sums (a "parallel" helper): both sweeps run the iterations in parallel through
+    `<loop>_steps`, one iteration each. The forward sweep adds up what each adds to the
+    sums (started from zero), untaped; the reverse sweep tapes and reverses each
+    iteration on its own — a sum's adjoint is the same for all of them — and adds up
+    the adjoints of the values the loop reads (Numba's parallel reductions: each thread
+    adds into its own, then they are summed). Nothing is kept between the sweeps."""
+    from codegen.templates import statements
+    from srcad.passes.reverse_ad import ReverseAD
+
+    ctx, fn = spec.ctx, spec.fn
+    info = fn.__srcad_local__
+    steps_fn = info.scope[info.role[2]]
+    nc, ns = info.role[1], info.role[3]
+    params, kinds = list(spec.params), spec.arg_kinds
+    first = len(params) - nc
+    carried, (lo, hi, step) = params[first:], params[first - 3:first]
+    sums, through = carried[:ns], carried[ns:]
+    floats = [first + j for j in range(nc) if kinds[first + j].is_float]
+    inner = tuple(sorted(set(spec.wrt) | set(floats)))
+    taped = program.specialize(steps_fn, kinds, wrt=inner)
+    primal = program.specialize(steps_fn, kinds, wrt=())
+    fresh = ctx.namer.fresh
+    trip, k, chunks = fresh("trip"), fresh("k"), fresh("chunks")
+    part = {c: fresh("part_" + c, numbered=False) for c in carried}
+    total = {c: fresh("total_" + c, numbered=False) for c in carried}
+    zero = {c: (f"np.zeros({c}.shape)" if kinds[first + j].ndim else "0.0")
+            for j, c in enumerate(carried)}
+
+    def one(args_of):  # the call of `<loop>_steps` for stretch k
+        start = f"rt.chunk_start({lo}, {k}, {chunks}, {trip}, {step})"
+        stop = f"rt.chunk_start({lo}, {k} + 1, {chunks}, {trip}, {step})"
+        return ", ".join(params[:first - 3] + [start, stop, step] +
+                         [args_of(c) for c in carried])
+
+    outs = "(" + ", ".join(part[c] for c in carried) + ",)" if nc > 1 else part[carried[0]]
+    fwd = (f"{trip} = rt.range_len({lo}, {hi}, {step})\n{chunks} = rt.parallel_chunks({trip})\n"
+           + "".join(f"{total[c]} = {zero[c]}\n" for c in sums)
+           + f"for {k} in rt.prange({chunks}):\n"
+           f"    {outs}, _ = {primal.fwd_name}({one(lambda c: zero[c] if c in sums else c)})\n"
+           + "".join(f"    {total[c]} += {part[c]}\n" for c in sums)
+           + "".join(f"{c} = {c} + {total[c]}\n" for c in sums)
+           + f"return {carried[0] if nc == 1 else '(' + ', '.join(carried) + ',)'}, "
+           f"({trip}, {chunks})\n")
+    seeds = [ctx.seed] if nc == 1 else [f"{ctx.seed}[{j}]" for j in range(nc)]
+    rev = f"({trip}, {chunks}) = {ctx.tape_param}\n"
+    d = {p: ctx.d(p) for p in params}
+    for j, c in enumerate(carried):
+        if first + j in floats:
+            rev += f"{d[c]} = rt.adjoint_like({seeds[j]}, {c})\n"
+    closures = [p for p in inner if p < first or params[p] in through]
+    for p in closures:
+        name = params[p]
+        total.setdefault(name, fresh("total_" + name, numbered=False))
+        rev += f"{total[name]} = {'np.zeros(' + name + '.shape)' if kinds[p].ndim else '0.0'}\n"
+    seed = [d[c] if c in sums and first + j in floats else
+            (zero[c] if first + j in floats else "0.0") for j, c in enumerate(carried)]
+    seed = seed[0] if nc == 1 else "(" + ", ".join(seed) + ",)"
+    grads = [fresh("g") for _ in inner]
+    tape = fresh("tape_steps")
+    rev += (f"for {k} in rt.prange({chunks}):\n"
+            f"    _, {tape} = {taped.fwd_name}({one(lambda c: zero[c] if c in sums else c)})\n"
+            f"    ({', '.join(grads)},) = {taped.rev_name}"
+            f"({one(lambda c: zero[c] if c in sums else c)}, {tape}, {seed})\n")
+    for g, p in zip(grads, inner):
+        if p in closures:
+            rev += f"    {total[params[p]]} += {g}\n"
+    for p in closures:
+        name = params[p]
+        if p >= first:  # passes through: its adjoint from after the loop, plus the loop's
+            rev += f"{d[name]} = {d[name]} + {total[name]}\n"
+        else:
+            rev += f"{d[name]} = {total[name]}\n"
+    rev += f"return ({''.join(d[params[p]] + ', ' for p in spec.wrt)})\n"
+    return (ReverseAD.function(spec.fwd_name, params, statements(fwd)),
+            ReverseAD.function(spec.rev_name, params + [ctx.tape_param, ctx.seed],
+                               statements(rev)))

@@ -54,7 +54,8 @@ class LowerPrange:
                  if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Param))}
         for loop in gast.walk(fnode):
             if isinstance(loop, gast.For) and self.is_prange(loop.iter, local):
-                self.check(loop)
+                # the sums it adds into, for CheckpointLoops to run its sweeps in parallel
+                loop.srcad_parallel = self.check(loop)
                 loop.iter.func = gast.Name(id="range", ctx=gast.Load(), annotation=None,
                                            type_comment=None)
         return fnode
@@ -82,7 +83,7 @@ class LowerPrange:
             self.refuse(loop, "can leave early (`break`, `return`)",
                         "make it a `range` loop, or compute every iteration")
         reductions = _reductions(loop.body)
-        live = _live_in(loop.body, {i})
+        live = live_in(loop.body, {i})
         for name in sorted(_stored(loop.body) - {i} - set(reductions)):
             if name in live:
                 self.refuse(loop, f"carries `{name}` from one iteration to the next",
@@ -111,6 +112,7 @@ class LowerPrange:
             if whole:
                 self.refuse(loop, f"reads all of `{array}`, which it writes",
                             "read the values of the previous step from another array")
+        return {name for name, ops in reductions.items() if ops[0] is gast.Add}
 
 
 def _stored(stmts):
@@ -149,22 +151,22 @@ def _reads(stmts, name):
     return count
 
 
-def _live_in(stmts, assigned=frozenset()):
+def live_in(stmts, assigned=frozenset()):
     """Names the statements may read before assigning them, `assigned` being assigned
     already: what an iteration would read from the one before."""
     live, assigned = set(), set(assigned)
     for s in stmts:
         if isinstance(s, gast.If):
             live |= _loads([s.test]) - assigned
-            body, after_body = _live_in(s.body, assigned), _assigned_after(s.body, assigned)
-            orelse, after_else = _live_in(s.orelse, assigned), _assigned_after(s.orelse,
+            body, after_body = live_in(s.body, assigned), _assigned_after(s.body, assigned)
+            orelse, after_else = live_in(s.orelse, assigned), _assigned_after(s.orelse,
                                                                                 assigned)
             live |= body | orelse
             assigned = after_body & after_else
         elif isinstance(s, (gast.For, gast.While)):
             live |= _loads([s.iter if isinstance(s, gast.For) else s.test]) - assigned
             inner = assigned | (_stored([s.target]) if isinstance(s, gast.For) else set())
-            live |= _live_in(s.body, inner)
+            live |= live_in(s.body, inner)
         elif isinstance(s, gast.AugAssign):
             live |= (_loads([s.value, s.target]) | _stored([s.target])) - assigned
         elif isinstance(s, gast.Assign):

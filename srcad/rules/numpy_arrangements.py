@@ -600,6 +600,9 @@ nondiff(np.isclose, rt.isclose, kind=ty.boolean, name="rt.isclose",
 nondiff(np.array_equal, kind=_scalar_bool, params=("ans", "a1", "a2"))
 nondiff(np.argwhere, kind=lambda k, c: Kind("i", 2), params=("ans", "a"))  # (count, rank)
 nondiff(np.flatnonzero, kind=lambda k, c: Kind("i", 1), params=("ans", "a"))
+# the row and column indices of a triangle of an n x m matrix, as two int vectors
+nondiff(np.triu_indices, np.tril_indices, kind=lambda k, c: TupleKind((Kind("i", 1),) * 2),
+        params=("ans", "n", "k", "m"), defaults={"k": 0, "m": None})
 nondiff(np.fix, rt.fix, kind=ty.same, name="rt.fix")
 nondiff(np.isneginf, np.isposinf, np.isreal, np.iscomplex, kind=ty.boolean)
 nondiff(np.iscomplexobj, np.isscalar, kind=_scalar_bool, continuous=True)

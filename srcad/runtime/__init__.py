@@ -4,6 +4,8 @@ compiled (through `numba.extending.overload`) when the sweeps run under Numba.
 Each module holds one family of helpers; this package gives all of them as `rt.<name>`.
 """
 # ruff: noqa: F401  (every name here is imported to be `rt.<name>`)
+from numba import prange  # the parallel loops of parallel sweeps (a range, run as Python)
+
 from srcad.runtime.arrangements import (
     append_head,
     append_tail,
@@ -83,9 +85,11 @@ from srcad.runtime.checkpoints import (
     adjoint_like,
     block_start,
     checkpoint_plan,
+    chunk_start,
     keep,
     kept,
     nbytes,
+    parallel_chunks,
     revolve_next,
     revolve_start,
     snapshots,

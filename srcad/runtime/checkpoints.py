@@ -203,3 +203,22 @@ def _adjoint_like(d, like):
     if isinstance(like, types.Array) and not isinstance(d, types.Array):
         return lambda d, like: np.full(like.shape, d, dtype=np.float64)
     return lambda d, like: d
+
+
+# How many stretches a parallel loop is cut into: enough for 32 threads to share out,
+# and few, as each stretch's reverse sweep makes adjoints the size of the arrays the loop
+# reads. (The number of threads Numba runs is not read: code that reads it cannot be
+# cached.)
+PARALLEL_CHUNKS = 32
+
+
+@register_jitable(cache=True)
+def parallel_chunks(trip):
+    """How many stretches a parallel loop of `trip` iterations is cut into."""
+    return min(trip, PARALLEL_CHUNKS)
+
+
+@register_jitable(cache=True)
+def chunk_start(lo, c, chunks, trip, step):
+    """The loop value where stretch `c` of `chunks` starts (the loop's end past the last)."""
+    return lo + (c * trip // chunks) * step
