@@ -1,6 +1,7 @@
 """The benchmark table of issue 4: srcad against numba.njit and the peers.
 
     python -m benchmarks [--smoke] [--only W1,W3] [--no-peers] [--rounds N] [--json PATH]
+    python -m benchmarks --vectorized [the same options, workloads V1..V4]
 
 For each workload: two fresh processes measure the start-up (the first with an empty
 $SRCAD_CACHE_DIR, the second reusing it); then, in this process, every gradient (srcad's
@@ -8,7 +9,8 @@ and each installed peer's) is checked against central finite differences of the 
 Python function at a small size; then the numba.njit primal and every gradient are timed
 at the full size, in alternation, and the medians are reported. A failed check shows as
 FAIL in the table, with the reason below it, and is not timed; the exit status is 1 when
-any srcad check failed.
+any srcad check failed. `--vectorized` runs the vectorized NumPy set instead
+(`vectorized_run.py`).
 """
 import argparse
 import json
@@ -25,7 +27,7 @@ import numba
 import numpy as np
 
 import srcad
-from benchmarks import measure, peers
+from benchmarks import measure, peers, vectorized_run, vectorized_workloads
 from benchmarks.table import render
 from benchmarks.workloads import HELPERS, WORKLOADS
 
@@ -40,14 +42,17 @@ def parse(argv):
     p.add_argument("--no-peers", action="store_true", help="srcad and numba only")
     p.add_argument("--rounds", type=int, help="timing rounds (default 7, 3 with --smoke)")
     p.add_argument("--json", help="also write the results to this file")
+    p.add_argument("--vectorized", action="store_true",
+                   help="the vectorized NumPy workloads V1..V4 instead of the loops")
     opts = p.parse_args(argv)
     opts.size = "smoke" if opts.smoke else "full"
     opts.rounds = opts.rounds or (3 if opts.smoke else 7)
-    keys = opts.only.split(",") if opts.only else [w.key for w in WORKLOADS]
-    unknown = set(keys) - {w.key for w in WORKLOADS}
+    catalog = vectorized_workloads.WORKLOADS if opts.vectorized else WORKLOADS
+    keys = opts.only.split(",") if opts.only else [w.key for w in catalog]
+    unknown = set(keys) - {w.key for w in catalog}
     if unknown:
         p.error(f"unknown workloads: {', '.join(sorted(unknown))}")
-    opts.workloads = [w for w in WORKLOADS if w.key in keys]
+    opts.workloads = [w for w in catalog if w.key in keys]
     return opts
 
 
@@ -178,6 +183,8 @@ def _tuple_grads(result):
 
 def main(argv=None):
     opts = parse(sys.argv[1:] if argv is None else argv)
+    if opts.vectorized:
+        return vectorized_run.main(opts)
     active = [] if opts.no_peers else [p for p in peers.ALL if p.available()]
     rows = []
     with tempfile.TemporaryDirectory(prefix="srcad-bench-") as tmp:

@@ -58,3 +58,31 @@ def test_compile_benchmark_checks_every_gradient(tmp_path):
     assert all(r["primal_s"] > 0 and r["srcad_s"] > 0 and r["tape_arrays"] >= 0
                for r in rows)
     assert "srcad gradient checks: 3/3 passed." in proc.stdout
+
+
+def test_vectorized_gradients_match_finite_differences(cache):
+    # every vectorized workload, srcad without jit (no Numba compilation: fast); the
+    # run below checks the compiled gradients too, on one workload
+    from benchmarks import measure, vectorized_run
+    from benchmarks.vectorized_workloads import WORKLOADS
+
+    for w in WORKLOADS:
+        small = w.args(w.small)
+        want = (float(w.fn(*small)), measure.fd_gradients(w.fn, small, w.wrt))
+        got = vectorized_run.srcad_run(w, "no-jit", small)()
+        assert measure.compare(*got, *want) == "ok", w.key
+
+
+def test_vectorized_smoke_run_checks_srcad_both_ways(tmp_path):
+    # the entry point end to end on one workload: one Numba compilation, not four
+    out = tmp_path / "vectorized.json"
+    proc = run(["benchmarks", "--vectorized", "--smoke", "--no-peers", "--only", "V1",
+                "--json", str(out)], tmp_path, 600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr[-3000:]
+    rows = json.loads(out.read_text())
+    assert [r["key"] for r in rows] == ["V1"]
+    assert rows[0]["check"] == {"jit": "ok", "no-jit": "ok"}
+    assert rows[0]["diff"]["no-jit"] <= 1e-8
+    assert set(rows[0]["ms"]) == {"primal", "jit", "no-jit"}
+    assert "srcad gradient checks: 1/1 passed." in proc.stdout
+    assert "FAIL" not in proc.stdout
