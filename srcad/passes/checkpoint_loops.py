@@ -104,7 +104,11 @@ def checkpoint(fnode, line, warn, limited=True):
             continue
         state, why = _carried(s, params, fnode.body[:k], fnode.body[k + 1:])
         if parallel and not why:
-            parallel = not _written(s.body) and all(c in parallel for c in state[0])
+            # worth it where an iteration does much work (an inner loop): each stretch's
+            # reverse sweep makes adjoints the size of the arrays the loop reads
+            parallel = not _written(s.body) and all(c in parallel for c in state[0]) and \
+                any(isinstance(n, (gast.For, gast.While)) for n in gast.walk(
+                    gast.Module(body=s.body, type_ignores=[])))
         if why or not (limited or parallel):
             if limited:
                 warn(s, why or "its iterations do more than add into sums")
