@@ -633,6 +633,10 @@ NONDIFF_CASES += [
     Case(np.array_equal, "np.sum(x * 0.0) + np.array_equal(x, y)", {"x": _X, "y": _X},
          ("x", "y")),
     Case(np.argwhere, "np.sum(x * 0.0) + np.sum(np.argwhere(x > 0.0))", {"x": _X}),
+    Case(np.triu_indices, "i, j = np.triu_indices(4, 1)\nreturn np.sum(x * 0.0) + np.sum(i * j)",
+         {"x": _X}),
+    Case(np.tril_indices, "i, j = np.tril_indices(3, 0, 4)\nreturn np.sum(x[i] * 0.0) + "
+         "np.sum(j)", {"x": _X}),
     Case(np.flatnonzero, "np.sum(x * 0.0) + np.sum(np.flatnonzero(x > 0.0))", {"x": _X}),
     Case(np.argpartition, "np.sum(x * 0.0 + np.argpartition(x, 1))", {"x": _X}),
     Case(rt.partition_order, "np.sum(x * 0.0 + rt.partition_order(x, 1))", {"x": _X}),
@@ -641,6 +645,27 @@ NONDIFF_CASES += [
       for fn in (np.isneginf, np.isposinf, np.isreal, np.iscomplex)],
     *[Case(fn, f"np.sum(x * 0.0) + np.{fn.__name__}(x)", {"x": _X})
       for fn in (np.iscomplexobj, np.isscalar, np.ndim, np.size)],
+]
+
+# numpy_splits: the pieces of np.hsplit, np.vsplit and np.dsplit (tuple-valued calls and
+# their items), np.dstack of a tuple written out, np.array_equiv (more forms in
+# tests/test_rules_splits.py)
+DIFF_CASES += [
+    *[Case(fn, "a, b = np.hsplit(x, 2)\nreturn np.sum(a * b) + np.sum(np.sin(a))",
+           {"x": C24}, label="halves") for fn in (np.hsplit, rt.hsplit_head, rt.hsplit_tail)],
+    *[Case(fn, "a, b = np.vsplit(x, [1])\nreturn np.sum(a ** 2) - np.sum(np.sin(b) * c)",
+           {"x": C42, "c": B32}, label="index") for fn in (np.vsplit, rt.vsplit_head,
+                                                           rt.vsplit_tail)],
+    *[Case(fn, "a, b = np.dsplit(x, 2)\nreturn np.sum(np.sin(a) * b)", {"x": _A234},
+           label="halves") for fn in (np.dsplit, rt.dsplit_head, rt.dsplit_tail)],
+    Case(np.dstack, "np.sum(np.dstack((a, b)) * c)",
+         {"a": A23, "b": B23, "c": np.stack([C23, -C23[::-1]], axis=-1)}, ("a", "b"),
+         "tuple-2d"),
+]
+
+NONDIFF_CASES += [
+    Case(np.array_equiv, "np.sum(x * 0.0) + np.array_equiv(x, y) + np.array_equiv(a, x[:3])",
+         {"x": _X, "y": _X, "a": A23}, ("x", "y")),
 ]
 
 # every rule that declares its domain: cases made from it

@@ -497,6 +497,17 @@ CASES += [
                      "default": vec(0.0, 2.0)}, "array-default"),
 ]
 
+# numpy_splits: the items of np.hsplit, np.vsplit and np.dsplit (more forms in
+# tests/test_rules_splits.py)
+CASES += [
+    *[Case(fn, {"ary": np.hstack([A23, B23]), "indices_or_sections": 2}, "halves")
+      for fn in (rt.hsplit_head, rt.hsplit_tail)],
+    *[Case(fn, {"ary": np.vstack([A23, B23]), "indices_or_sections": (1,)}, "index")
+      for fn in (rt.vsplit_head, rt.vsplit_tail)],
+    *[Case(fn, {"ary": _A234, "indices_or_sections": 2}, "halves")
+      for fn in (rt.dsplit_head, rt.dsplit_tail)],
+]
+
 # ---------------------------------------------------------------------------
 # Evaluating a tangent template
 # ---------------------------------------------------------------------------

@@ -10,6 +10,7 @@ from srcad.rules import (  # noqa: F401
     numpy_more,
     numpy_reductions,
     numpy_shapes,
+    numpy_splits,
     operators,
     registry,
     runtime,

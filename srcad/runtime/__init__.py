@@ -240,6 +240,21 @@ from srcad.runtime.signals import (
     convolve_dv,
     sinc_dx,
 )
+from srcad.runtime.splits import (
+    array_equiv,
+    dsplit_head,
+    dsplit_tail,
+    dstack,
+    dstack_adjoint,
+    hsplit_axis,
+    hsplit_head,
+    hsplit_tail,
+    real_if_close,
+    split_piece,
+    split_piece_adjoint,
+    vsplit_head,
+    vsplit_tail,
+)
 from srcad.runtime.statistics import (
     corrcoef,
     corrcoef_adjoint,
