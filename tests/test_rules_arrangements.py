@@ -518,3 +518,17 @@ def test_values_without_gradients_add_none():
                                                                            W5[:4].copy())
         np.testing.assert_array_equal(gx, W5[:4])
         np.testing.assert_array_equal(gy, V4)
+
+
+def test_writing_an_array_while_a_piece_of_its_split_is_in_use_is_refused():
+    # the pieces of np.split are views of the array (they were copies, and the value and
+    # gradient were wrong when the array was written afterwards)
+    def f(x):
+        y = x * 1.0
+        a, b = np.split(y, 2)
+        s = np.sum(np.sin(a) * b)
+        y[0] = 5.0
+        return s + np.sum(y * y) + np.sum(a)
+
+    with pytest.raises(srcad.SrcadError, match="`y` is written element by element while `a`"):
+        srcad.grad(f, jit=False)(np.linspace(0.1, 0.8, 6))

@@ -236,26 +236,26 @@ def _halves(function):
 
 # np.split cuts exactly in two (or raises), np.array_split gives the first piece the odd
 # element; each piece's adjoint is its cotangent in its place
-@adjoint(rt.split_head, kind=_halves("np.split"), broadcast=False, name="rt.split_head",
+@adjoint(rt.split_head, kind=_halves("np.split"), broadcast=False, name="rt.split_head", view=True,
          sums=False, linear=True)
 def split_head(ans, ary, indices_or_sections, axis=0):
     d[ary] += rt.split_adjoint(d[ans], ary.shape, indices_or_sections, axis, 0, True)
 
 
-@adjoint(rt.split_tail, kind=_halves("np.split"), broadcast=False, name="rt.split_tail",
+@adjoint(rt.split_tail, kind=_halves("np.split"), broadcast=False, name="rt.split_tail", view=True,
          sums=False, linear=True)
 def split_tail(ans, ary, indices_or_sections, axis=0):
     d[ary] += rt.split_adjoint(d[ans], ary.shape, indices_or_sections, axis, 1, True)
 
 
 @adjoint(rt.array_split_head, kind=_halves("np.array_split"), broadcast=False,
-         name="rt.array_split_head", sums=False, linear=True)
+         name="rt.array_split_head", view=True, sums=False, linear=True)
 def array_split_head(ans, ary, indices_or_sections, axis=0):
     d[ary] += rt.split_adjoint(d[ans], ary.shape, indices_or_sections, axis, 0, False)
 
 
 @adjoint(rt.array_split_tail, kind=_halves("np.array_split"), broadcast=False,
-         name="rt.array_split_tail", sums=False, linear=True)
+         name="rt.array_split_tail", view=True, sums=False, linear=True)
 def array_split_tail(ans, ary, indices_or_sections, axis=0):
     d[ary] += rt.split_adjoint(d[ans], ary.shape, indices_or_sections, axis, 1, False)
 

@@ -1040,7 +1040,9 @@ def _piece(ary, indices_or_sections, axis, which, equal):
     ax = axis % ary.ndim
     k = _boundary(ary.shape[ax], index, sections, equal)
     lo, hi = (0, k) if which == 0 else (k, ary.shape[ax])
-    return np.take(ary, np.arange(lo, hi), ax)
+    place = [slice(None)] * ary.ndim
+    place[ax] = slice(lo, hi)
+    return ary[tuple(place)]  # a view, as NumPy's pieces are
 
 
 def split_head(ary, indices_or_sections, axis=0):
