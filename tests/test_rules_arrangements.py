@@ -7,7 +7,6 @@ Each function's gradient (reverse mode) and its derivative along a direction (fo
 mode, `srcad.jvp`) are compared with central finite differences, in plain Python and, for
 the cases marked so, compiled with Numba (which must then compile: no fallback).
 """
-from dataclasses import dataclass
 
 import numpy as np
 import pytest
@@ -15,7 +14,8 @@ import pytest
 import srcad
 from srcad import runtime as rt
 from srcad.errors import SrcadError
-from tests.fd import assert_grad_close, assert_value_and_grad, fd_grad
+from tests.fd import assert_value_and_grad
+from tests.function_cases import Case, check_gradient, check_jvp, params
 
 A23 = np.array([[0.3, -1.2, 0.8], [1.1, 0.45, -0.6]])
 A34 = np.cos(np.arange(12.0) * 1.3).reshape(3, 4)
@@ -214,14 +214,6 @@ def nan_scans(a):
         + np.sum(np.nancumprod(b, 0) ** 2) + np.nanprod(b, axis=1)[0]
 
 
-@dataclass
-class Case:
-    fn: object
-    args: tuple
-    wrt: tuple = (0,)
-    jit: bool = False
-
-
 _X5 = np.array([0.7, -1.1, 0.35, 1.6, -0.2])
 
 CASES = [
@@ -264,39 +256,14 @@ CASES = [
 ]
 
 
-def _params():
-    """Each case in plain Python, and compiled for those marked `jit`."""
-    out = []
-    for case in CASES:
-        out += [pytest.param(case, jit, id=f"{case.fn.__name__}-{'jit' if jit else 'py'}")
-                for jit in ((False, True) if case.jit else (False,))]
-    return out
-
-
-def _copies(args):
-    return tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
-
-
-@pytest.mark.parametrize("case, jit", _params())
+@pytest.mark.parametrize("case, jit", params(CASES))
 def test_gradient_matches_finite_differences(case, jit):
-    got = srcad.grad(case.fn, wrt=case.wrt, jit=jit, on_jit_error="raise")(*_copies(case.args))
-    got = got if isinstance(got, tuple) else (got,)
-    assert_grad_close(got, fd_grad(case.fn, _copies(case.args), case.wrt), rtol=1e-5,
-                      atol=1e-7)
+    check_gradient(case, jit)
 
 
-@pytest.mark.parametrize("case, jit", _params())
+@pytest.mark.parametrize("case, jit", params(CASES))
 def test_jvp_matches_finite_differences(case, jit):
-    rng = np.random.default_rng(len(case.fn.__name__))
-    args = _copies(case.args)
-    tangents = [rng.uniform(-1.0, 1.0, np.shape(args[i])) for i in case.wrt]
-    tangents = [t if np.ndim(t) else float(t) for t in tangents]
-    value, got = srcad.jvp(case.fn, args, tuple(tangents), wrt=case.wrt, jit=jit,
-                           on_jit_error="raise")
-    want = sum(float(np.sum(g * t)) for g, t in
-               zip(fd_grad(case.fn, _copies(case.args), case.wrt), tangents))
-    np.testing.assert_allclose(value, case.fn(*_copies(case.args)), rtol=1e-12)
-    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-7)
+    check_jvp(case, jit)
 
 
 # ---------------------------------------------------------------------------

@@ -9,7 +9,6 @@ Each function's gradient (reverse mode) and its derivative along a direction (fo
 mode, `srcad.jvp`) are compared with central finite differences, in plain Python and, for
 the cases marked so, compiled with Numba (which must then compile: no fallback).
 """
-from dataclasses import dataclass
 
 import numpy as np
 import pytest
@@ -18,7 +17,8 @@ from numba import njit
 import srcad
 from srcad import runtime as rt
 from srcad.errors import SrcadError
-from tests.fd import assert_grad_close, assert_value_and_grad, fd_grad
+from tests.fd import assert_value_and_grad
+from tests.function_cases import Case, check_gradient, check_jvp, copies, params
 from tests.test_tangents import Case as TangentCase
 from tests.test_tangents import _direction, _setup, adjoints, evaluate, finite_difference
 
@@ -106,14 +106,6 @@ def array_equiv_gate(x, y):
     return np.sum(x * y) * (1.0 + same)
 
 
-@dataclass
-class Case:
-    fn: object
-    args: tuple
-    wrt: tuple = (0,)
-    jit: bool = False
-
-
 CASES = [
     Case(hsplit_halves, (A46,), jit=True),
     Case(hsplit_vector_index, (V6,), jit=True),
@@ -133,46 +125,22 @@ CASES = [
 ]
 
 
-def _params():
-    """Each case in plain Python, and compiled for those marked `jit`."""
-    out = []
-    for case in CASES:
-        out += [pytest.param(case, jit, id=f"{case.fn.__name__}-{'jit' if jit else 'py'}")
-                for jit in ((False, True) if case.jit else (False,))]
-    return out
-
-
-def _copies(args):
-    return tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
-
-
-@pytest.mark.parametrize("case, jit", _params())
+@pytest.mark.parametrize("case, jit", params(CASES))
 def test_gradient_matches_finite_differences(case, jit):
-    got = srcad.grad(case.fn, wrt=case.wrt, jit=jit, on_jit_error="raise")(*_copies(case.args))
-    got = got if isinstance(got, tuple) else (got,)
-    assert_grad_close(got, fd_grad(case.fn, _copies(case.args), case.wrt), rtol=1e-5,
-                      atol=1e-7)
+    check_gradient(case, jit)
 
 
-@pytest.mark.parametrize("case, jit", _params())
+@pytest.mark.parametrize("case, jit", params(CASES))
 def test_jvp_matches_finite_differences(case, jit):
-    rng = np.random.default_rng(len(case.fn.__name__))
-    args = _copies(case.args)
-    tangents = [rng.uniform(-1.0, 1.0, np.shape(args[i])) for i in case.wrt]
-    value, got = srcad.jvp(case.fn, args, tuple(tangents), wrt=case.wrt, jit=jit,
-                           on_jit_error="raise")
-    want = sum(float(np.sum(g * t)) for g, t in
-               zip(fd_grad(case.fn, _copies(case.args), case.wrt), tangents))
-    np.testing.assert_allclose(value, case.fn(*_copies(case.args)), rtol=1e-12)
-    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-7)
+    check_jvp(case, jit)
 
 
 @pytest.mark.parametrize("jit", [False, True])
 def test_values_are_numpys(jit):
     for case in CASES:
         value, _ = srcad.value_and_grad(case.fn, wrt=case.wrt, jit=jit,
-                                        on_jit_error="raise")(*_copies(case.args))
-        assert value == pytest.approx(case.fn(*_copies(case.args)), rel=1e-12, abs=0.0), \
+                                        on_jit_error="raise")(*copies(case.args))
+        assert value == pytest.approx(case.fn(*copies(case.args)), rel=1e-12, abs=0.0), \
             case.fn.__name__
 
 
