@@ -237,9 +237,11 @@ class Program:
         spec.fwd_name = self.namer.fresh(f"{spec.name}_fwd", numbered=False)
         spec.rev_name = self.namer.fresh(f"{spec.name}_rev", numbered=False)
         role = getattr(getattr(fn, "__srcad_local__", None), "role", None)
-        if role is not None and role[0] in ("checkpoint", "parallel"):
+        if role is not None and role[0] in ("checkpoint", "while", "parallel"):
             if role[0] == "checkpoint":
                 spec.fwd, spec.rev = checkpoint_loops.sweeps(self, spec, self.tape_limit)
+            elif role[0] == "while":
+                spec.fwd, spec.rev = checkpoint_loops.while_sweeps(self, spec, self.tape_limit)
             else:
                 spec.fwd, spec.rev = checkpoint_loops.parallel_sweeps(self, spec)
                 spec.parallel = True

@@ -52,3 +52,46 @@ def early_exit(x, nsteps):
         if s > 10.0:
             break
     return s
+
+
+def settle(x, t_end):
+    """A `while` loop whose test reads a value it only passes through."""
+    y = x
+    t = 0.0
+    while t < t_end:
+        y = y + 0.01 * math.sin(y) * x
+        t = t + 0.01
+    return y
+
+
+def heat_until(u, kappa, t_end):
+    """The heat stencil as a `while` loop over time, writing slices of a copy."""
+    t = 0.0
+    u = u.copy()
+    while t < t_end:
+        lap = u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:] - 4.0 * u[1:-1, 1:-1]
+        u[1:-1, 1:-1] = u[1:-1, 1:-1] + kappa * lap
+        t += 1.0
+    return np.sum(u * u)
+
+
+def nested(w, x0, nout, nin):
+    """A loop within a loop, both checkpointed."""
+    h = x0
+    acc = 0.0
+    for t in range(nout):
+        for i in range(nin):
+            h = np.tanh(w @ h + 0.01 * i)
+        acc = acc + np.sum(h) * math.cos(t)
+    return acc
+
+
+def halvings(x, n):
+    """A `while` loop within a `for` loop, its trip count different each time."""
+    s = 0.0
+    for k in range(n):
+        y = x * (k + 1)
+        while y > 1.0:
+            y = y * 0.5
+        s = s + y * y
+    return s

@@ -25,7 +25,12 @@ CASES = [
     (cf.heat, (U0, 0.2, 30), (0, 1)),
     (cf.recurrence, (W, X0, 41), (0, 1)),
     (cf.with_helper, (P, 300), 0),
+    (cf.settle, (0.7, 1.0), 0),
+    (cf.heat_until, (U0[:8, :7], 0.2, 20.0), (0, 1)),
+    (cf.nested, (W[:4, :4], X0[:4], 7, 9), (0, 1)),
+    (cf.halvings, (0.3, 6), 0),
 ]
+COMPILED = [CASES[0], CASES[1], CASES[6], CASES[7]]  # and loops within loops
 
 
 def _same(a, b):
@@ -48,7 +53,7 @@ def test_checkpointed_gradient_against_finite_differences(fn, args, wrt):
     assert_grad_close(got, fd_grad(fn, args, wrt), rtol=1e-5, atol=1e-7)
 
 
-@pytest.mark.parametrize("fn,args,wrt", CASES[:3], ids=[c[0].__name__ for c in CASES[:3]])
+@pytest.mark.parametrize("fn,args,wrt", COMPILED, ids=[c[0].__name__ for c in COMPILED])
 def test_compiled_checkpointed_gradient(fn, args, wrt):
     # compiled, the reverse sweeps may reassociate their sums (SafeReassociation), and a
     # checkpointed loop sums each iteration's adjoints in another function: equal to
@@ -58,6 +63,35 @@ def test_compiled_checkpointed_gradient(fn, args, wrt):
         warnings.simplefilter("error", SrcadWarning)  # no fallback to Python
         got = srcad.grad(fn, wrt=wrt, tape_limit="1KB")(*args)
     assert_grad_close(got, want, rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("t_end", [0.0, 0.005, 0.015, 0.025, 0.035, 0.045, 0.055, 0.095,
+                                   0.175])
+def test_a_while_loop_of_any_length_is_reversed_bit_for_bit(t_end):
+    # 0 to 18 iterations with a room of 2 snapshots: thinned again and again
+    want = srcad.value_and_grad(cf.settle, jit=False)(0.7, t_end)
+    got = srcad.value_and_grad(cf.settle, jit=False, tape_limit=1)(0.7, t_end)
+    assert got == want
+
+
+def test_a_while_loop_keeps_its_snapshots_within_its_room():
+    # half of the limit for them: room for 5 states of 8 + U0.nbytes bytes is 4
+    g = srcad.grad(cf.heat_until, wrt=0, jit=False, tape_limit=10 * U0.nbytes)
+    args = (U0, 0.2, 300.0)
+    _, tape = g.runner(args).forward(args)
+    kept = [len(item) for item in _lists(tape)]
+    # the snapshots of `t` and of `u` (slot 0 only types a stack), and no longer list
+    assert max(kept) == 1 + 4 and kept.count(1 + 4) == 2
+    assert_grad_close(g(*args), srcad.grad(cf.heat_until, wrt=0, jit=False)(*args),
+                      rtol=0, atol=0)
+
+
+def _lists(tape):
+    if isinstance(tape, list):
+        yield tape
+    elif isinstance(tape, tuple):
+        for item in tape:
+            yield from _lists(item)
 
 
 def test_vjp_takes_a_tape_limit():

@@ -16,18 +16,27 @@ _VIEWS = {"reshape", "ravel", "transpose", "swapaxes", "squeeze", "asarray", "di
 
 
 class CheckpointLoops:
-    """Transformation, with `tape_limit` set: each `for ... in range(...)` loop at the top
-    level of the function becomes a call of two helpers made from it, so that its reverse
-    sweep keeps snapshots of the state the loop carries instead of a tape per iteration.
+    """Transformation, with `tape_limit` set: each `for ... in range(...)` loop and each
+    `while` loop of the function — at any nesting — becomes a call of helpers made from
+    it, so that its reverse sweep keeps snapshots of the state the loop carries instead of
+    a tape per iteration.
 
     `<loop>_steps(lo, hi, step, carried...)` runs iterations `range(lo, hi, step)` of the
     loop (its body as written) and returns the carried values; `<loop>(...)` calls it for
     the whole range and is what the function calls. Its sweep pair is not made from its
     body: the forward sweep advances the state through `<loop>_steps` without a tape,
     keeping snapshots where the binomial schedule says (`srcad.runtime.checkpoints`), and
-    the reverse sweep restores them, advances again, and reverses one iteration at a time
-    through `<loop>_steps`' own sweeps. Values the loop reads but does not assign become
-    arguments (HoistLocalFunctions' captures); arrays it writes into are copied first.
+    the reverse sweep restores them, advances again, and reverses one block of iterations
+    at a time through `<loop>_steps`' own sweeps. Values the loop reads but does not
+    assign pass through as arguments; arrays it writes into are copied first.
+
+    A `while` loop, whose trip count is known only at its end, also gets `<loop>_test`
+    (its test) and `<loop>_while(carried...)`, what the function calls: it runs the loop
+    one iteration at a time while the test holds; its sweeps keep the state at evenly
+    spaced iterations, thinned as the loop goes on, and reverse each stretch between two
+    of them through `<loop>` (`while_sweeps`). A loop within a loop is rewritten the same
+    way inside the outer loop's body, with a quarter of the outer loop's share of the
+    limit.
 
     A loop is left as it is (with one `SrcadWarning` saying why) when it can leave early
     (`break`, `return`), when a value it assigns is read after it without being assigned
@@ -52,6 +61,31 @@ class CheckpointLoops:
     def loop4(lo, hi, step, s, x):
         s, x = loop4_steps(lo, hi, step, s, x)
         return s, x
+    >>> show_checkpointed('''
+    ... def f(x, tol):
+    ...     y = x
+    ...     while y > tol:
+    ...         y = 0.5 * y
+    ...     return y''')
+    def f(x, tol):
+        y = x
+        y, tol = loop4_while(y, tol)
+        return y
+    def loop4_steps(lo, hi, step, y, tol):
+        for k in range(lo, hi, step):
+            y = 0.5 * y
+        return y, tol
+    def loop4(lo, hi, step, y, tol):
+        y, tol = loop4_steps(lo, hi, step, y, tol)
+        return y, tol
+    def loop4_test(y, tol):
+        return y > tol
+    def loop4_while(y, tol):
+        trip = 0
+        while loop4_test(y, tol):
+            y, tol = loop4_steps(trip, trip + 1, 1, y, tol)
+            trip += 1
+        return y, tol
     """
 
     needs = ("local_functions",)
@@ -68,14 +102,12 @@ class CheckpointLoops:
         info = getattr(self.ctx.fsrc.fn, "__srcad_local__", None)
         if getattr(info, "role", None) is not None:  # made by this pass: its loop is one
             return fnode
-        fnode, roles = checkpoint(fnode, self.ctx.fsrc.line, self.warn, limited)
-        if not roles:
+        fnode, changed = checkpoint(fnode, self.ctx.fsrc.line, self.warn, limited)
+        if not changed:
             return fnode
         fnode, helpers = hoist(fnode, self.ctx.fsrc.error)
         hoister = HoistLocalFunctions(self.ctx)
         made = hoister.functions(helpers, dict(self.ctx.local_functions))
-        for name, fn in made.items():
-            fn.__srcad_local__.role = roles[name]
         self.ctx.local_functions.update(made)
         for fn in self.ctx.local_functions.values():
             fn.__srcad_local__.scope.update(made)
@@ -88,56 +120,111 @@ class CheckpointLoops:
 
 
 def checkpoint(fnode, line, warn, limited=True):
-    """`fnode` with its eligible top-level loops replaced by calls of local helpers
-    defined just before them, and {helper name: its role}: ("segment",) for the steps,
-    ("checkpoint", ...) for a loop checkpointed within the tape limit (`limited`), or
-    ("parallel", ...) for a `prange` loop whose iterations only add into sums (their
-    sweeps run in parallel; LowerPrange marks such loops)."""
-    body, roles = [], {}
+    """`fnode` with its eligible loops replaced by calls of local helpers defined just
+    before them; each helper's role is on its `def` (`srcad_role`, which
+    HoistLocalFunctions hands on): ("segment",) for the steps, ("checkpoint", nc, steps,
+    kept, share) for a `for` loop checkpointed within `tape_limit // share` bytes,
+    ("while", nc, steps, kept, share, whole, test) for a `while` loop, or ("parallel", ...)
+    for a top-level `prange` loop whose iterations only add into sums (their sweeps run in
+    parallel; LowerPrange marks such loops). Returns (fnode, whether it changed).
+
+    Loops nested in loops are checkpointed too (with a quarter of their enclosing loop's
+    share), so that one iteration of a long loop around a long loop fits as well."""
     taken = {n.id for n in gast.walk(fnode) if isinstance(n, gast.Name)} | \
         {n.name for n in gast.walk(fnode) if isinstance(n, gast.FunctionDef)}
-    params = {a.id for a in fnode.args.args}
-    for k, s in enumerate(fnode.body):
-        parallel = getattr(s, "srcad_parallel", False)
-        if not (isinstance(s, gast.For) and _is_range(s.iter)) or not (limited or parallel):
-            body.append(s)
-            continue
-        state, why = _carried(s, params, fnode.body[:k], fnode.body[k + 1:])
-        if parallel and not why:
-            # worth it where an iteration does much work (an inner loop): each stretch's
-            # reverse sweep makes adjoints the size of the arrays the loop reads
-            parallel = not _written(s.body) and all(c in parallel for c in state[0]) and \
-                any(isinstance(n, (gast.For, gast.While)) for n in gast.walk(
-                    gast.Module(body=s.body, type_ignores=[])))
-        if why or not (limited or parallel):
-            if limited:
-                warn(s, why or "its iterations do more than add into sums")
-            body.append(s)
-            continue
-        name = f"loop{line(s)}"
-        while name in taken or name + "_steps" in taken:
+    rewrite = _Rewrite({a.id for a in fnode.args.args}, taken, line, warn, limited)
+    fnode.body = rewrite.block(fnode.body, [], [], None, 1)
+    return fnode, rewrite.changed
+
+
+class _Rewrite:
+    def __init__(self, params, taken, line, warn, limited):
+        self.params, self.taken, self.line, self.warn = params, taken, line, warn
+        self.limited, self.changed = limited, False
+
+    def block(self, stmts, before, after, enclosing, share):
+        """`stmts` rewritten; `before`: the statements that run before them, `after`: those
+        that may run after them (the enclosing loop's next iteration among them)."""
+        out = []
+        for k, s in enumerate(stmts):
+            prior, later = before + stmts[:k], stmts[k + 1:] + after
+            if isinstance(s, gast.If):
+                s.body = self.block(s.body, prior, later, enclosing, share) or [gast.Pass()]
+                s.orelse = self.block(s.orelse, prior, later, enclosing, share)
+                out.append(s)
+                continue
+            looping = isinstance(s, gast.While) or isinstance(s, gast.For) and _is_range(s.iter)
+            parallel = enclosing is None and getattr(s, "srcad_parallel", False)
+            if not looping or not (self.limited or parallel):
+                out.append(s)
+                continue
+            state, why = _carried(s, self.params, prior, later, enclosing)
+            if parallel and not why:
+                # worth it where an iteration does much work (an inner loop): each stretch's
+                # reverse sweep makes adjoints the size of the arrays the loop reads
+                parallel = isinstance(s, gast.For) and not _written(s.body) and \
+                    all(c in parallel for c in state[0]) and any(
+                        isinstance(n, (gast.For, gast.While))
+                        for n in gast.walk(gast.Module(body=s.body, type_ignores=[])))
+            if why or not (self.limited or parallel):
+                if self.limited:
+                    self.warn(s, why or "its iterations do more than add into sums")
+                # its own loops may still be checkpointed within it
+                s.body = self.block(s.body, prior, [s] + later, s, share * 4)
+                out.append(s)
+                continue
+            out += self.replace(s, state, parallel, prior, later, share)
+        return out
+
+    def fresh(self, base):
+        name = base
+        while name in self.taken:
             name += "_"
-        taken |= {name, name + "_steps"}
+        self.taken.add(name)
+        return name
+
+    def replace(self, loop, state, parallel, prior, later, share):
+        """The helpers' `def`s for `loop` and the assignment that calls them."""
+        self.changed = True
+        name = f"loop{self.line(loop)}"
+        while {name, name + "_steps", name + "_test", name + "_while"} & self.taken:
+            name += "_"
+        self.taken |= {name, name + "_steps", name + "_test", name + "_while"}
         kept, through = state
         carried = kept + through
-        written = _written(s.body)
-        steps, whole = _helpers(s, name, carried, [c for c in kept if c in written])
-        roles[steps.name] = ("segment",)
-        roles[whole.name] = ("parallel" if parallel else "checkpoint", len(carried),
-                             steps.name, len(kept))
-        args = list(s.iter.args)
-        start, stop, step = (args if len(args) == 3 else
-                             args + [gast.Constant(1, None)] if len(args) == 2 else
-                             [gast.Constant(0, None), args[0], gast.Constant(1, None)])
-        call = gast.Call(func=_name(name), args=[start, stop, step] + [_name(c) for c in carried],
-                         keywords=[])
+        written = _written(loop.body)
+        body = loop.body
+        # loops within are checkpointed within the loop's share: a quarter for each
+        loop.body = self.block(loop.body, prior, [loop] + later, loop, share * 4)
+        counter = loop.target.id if isinstance(loop, gast.For) else self.fresh("k")
+        steps, whole = _helpers(loop, name, carried, [c for c in kept if c in written],
+                                counter)
+        loop.body = body
+        steps.srcad_role = ("segment",)
+        role = ("checkpoint", len(carried), steps.name, len(kept), share)
+        if parallel:
+            role = ("parallel", len(carried), steps.name, len(kept))
+        whole.srcad_role = role
+        defs = [steps, whole]
+        if isinstance(loop, gast.For):
+            args = list(loop.iter.args)
+            start, stop, step = (
+                args if len(args) == 3 else args + [gast.Constant(1, None)] if len(args) == 2
+                else [gast.Constant(0, None), args[0], gast.Constant(1, None)])
+            call = gast.Call(func=_name(name), args=[start, stop, step] +
+                             [_name(c) for c in carried], keywords=[])
+        else:  # half its share for the snapshots it keeps as it runs, half for a stretch
+            test, driver = _while_helpers(loop, name, carried, self.fresh("trip"))
+            driver.srcad_role = ("while", len(carried), steps.name, len(kept), share,
+                                 whole.name, test.name)
+            whole.srcad_role = role[:4] + (share * 2,)
+            defs += [test, driver]
+            call = gast.Call(func=_name(driver.name), args=[_name(c) for c in carried],
+                             keywords=[])
         target = _name(carried[0], gast.Store()) if len(carried) == 1 else \
             gast.Tuple(elts=[_name(c, gast.Store()) for c in carried], ctx=gast.Store())
-        body += [gast.copy_location(steps, s), gast.copy_location(whole, s),
-                 gast.copy_location(gast.Assign(targets=[target], value=call,
-                                                type_comment=None), s)]
-    fnode.body = body
-    return fnode, roles
+        assign = gast.Assign(targets=[target], value=call, type_comment=None)
+        return [gast.copy_location(n, loop) for n in defs + [assign]]
 
 
 def _is_range(it):
@@ -180,24 +267,28 @@ def _written(stmts):
     return out - {None}
 
 
-def _carried(loop, params, before, after):
-    """(the names the loop carries, sorted; None) or (None, why it is not checkpointed)."""
+def _carried(loop, params, before, later, enclosing):
+    """(the names the loop carries, sorted; None) or (None, why it is not checkpointed).
+    `before`: the statements that run before it; `later`: those that may run after it."""
     if loop.orelse:
         return None, "it has an `else`"
     if any(isinstance(n, (gast.Return, gast.Yield)) for n in gast.walk(loop)):
         return None, "it returns from inside"
     if _breaks(loop.body):
         return None, "it has a `break`"
-    if not isinstance(loop.target, gast.Name):
-        return None, "its loop variable is not a name"
-    i = loop.target.id
+    if isinstance(loop, gast.For):
+        if not isinstance(loop.target, gast.Name):
+            return None, "its loop variable is not a name"
+        i, body, head = loop.target.id, loop.body, {loop.target.id}
+    else:  # the test runs before each iteration, and once more at the end
+        i, body, head = None, [gast.Expr(value=loop.test)] + loop.body, set()
     bound = params | _stored(before)
     stored = _stored(loop.body) - {i}
     written = _written(loop.body)
-    read_after = _loaded(after)
+    read_after = live_in(later)
     if i in read_after:
         return None, f"`{i}` is read after it"
-    early = live_in(loop.body, {i}) & stored
+    early = live_in(body, head) & stored
     unbound = sorted((stored & (read_after | early)) - bound)
     if unbound:
         where = "after" if unbound[0] in read_after else "before"
@@ -206,7 +297,8 @@ def _carried(loop, params, before, after):
     missing = sorted(written - bound - stored)
     if missing:
         return None, f"it writes into `{missing[0]}`, which is not a local array"
-    aliased = sorted(w for w in written & bound if _may_alias(w, before, params))
+    around = before + ([enclosing] if enclosing is not None else [])
+    aliased = sorted(w for w in written & bound if _may_alias(w, around, params))
     if aliased:
         return None, f"the array `{aliased[0]}` it writes into may be seen through another name"
     carried = sorted((stored & bound & (read_after | early)) | (written & bound))
@@ -214,7 +306,7 @@ def _carried(loop, params, before, after):
         return None, "it carries no value"
     # what the loop only reads passes through it as well: the reverse sweep hands each
     # iteration their adjoints as they stand, which it adds to in the loop's own order
-    through = sorted((_loaded(loop.body) & bound) - stored - written - {i})
+    through = sorted((_loaded(body) & bound) - stored - written - {i})
     return (carried, through), None
 
 
@@ -259,8 +351,9 @@ def _fresh(value):
     return attr not in _VIEWS
 
 
-def _helpers(loop, name, carried, copied):
-    """The two local functions for `loop`: `<name>_steps` and `<name>`."""
+def _helpers(loop, name, carried, copied, counter):
+    """The two local functions for `loop`: `<name>_steps` (iterations `counter` in
+    `range(lo, hi, step)` of its body) and `<name>`."""
     params = ["lo", "hi", "step"]
     clash = set(params) & (_loaded([loop]) | _stored([loop]))
     while clash:
@@ -271,25 +364,48 @@ def _helpers(loop, name, carried, copied):
     head = "".join(f"    {c} = {c}.copy()\n" for c in copied)
     args = ", ".join(params + carried)
     text = (f"def {name}_steps({args}):\n{head}"
-            f"    for {loop.target.id} in range({lo}, {hi}, {step}):\n        pass\n"
+            f"    for {counter} in range({lo}, {hi}, {step}):\n        pass\n"
             f"    return {ret}\n"
             f"def {name}({args}):\n    {ret} = {name}_steps({args})\n    return {ret}\n")
-    steps, whole = gast.parse(text).body
-    for node in (steps, whole):
-        for n in gast.walk(node):
-            if hasattr(n, "lineno"):
-                gast.copy_location(n, loop)
+    steps, whole = _parsed(text, loop)
     steps.body[len(copied)].body = copy.deepcopy(loop.body)
     return steps, whole
 
 
-def _pushes(ctx):
-    """(arrays, numbers) that one iteration of the steps function's loop saves on its
-    tape: the values its assignments overwrite (`ctx.pushed`), the elements its writes
-    overwrite (`ctx.elem_saved`), the tapes of the helpers it calls with loops."""
+def _while_helpers(loop, name, carried, trip):
+    """The local functions for the `while` loop `loop` besides its steps: `<name>_test`
+    (the loop's test) and `<name>_while`, which runs the loop one iteration at a time
+    through `<name>_steps` while the test holds (the one the function calls)."""
+    ret = carried[0] if len(carried) == 1 else f"({', '.join(carried)})"
+    args = ", ".join(carried)
+    text = (f"def {name}_test({args}):\n    return True\n"
+            f"def {name}_while({args}):\n    {trip} = 0\n"
+            f"    while {name}_test({args}):\n"
+            f"        {ret} = {name}_steps({trip}, {trip} + 1, 1, {args})\n"
+            f"        {trip} += 1\n"
+            f"    return {ret}\n")
+    test, driver = _parsed(text, loop)
+    test.body[0].value = copy.deepcopy(loop.test)
+    return test, driver
+
+
+def _parsed(text, loop):
+    nodes = gast.parse(text).body
+    for node in nodes:
+        for n in gast.walk(node):
+            if hasattr(n, "lineno"):
+                gast.copy_location(n, loop)
+    return nodes
+
+
+def _pushes(ctx, limit):
+    """(arrays, numbers, bytes) that one iteration of the steps function's loop saves on
+    its tape: the values its assignments overwrite (`ctx.pushed`), the elements its writes
+    overwrite (`ctx.elem_saved`), the tapes of the helpers it calls with loops (as much
+    as the limit gives a checkpointed loop within it)."""
     from srcad.passes.activity import statements, targets
 
-    arrays = numbers = 0
+    arrays = numbers = nested = 0
 
     def count(names_):
         nonlocal arrays, numbers
@@ -314,8 +430,13 @@ def _pushes(ctx):
             continue
         count(v for v in targets(s) if v in ctx.pushed)
         if isinstance(s.value, gast.Call) and ctx.site(s.value).kind == "user":
-            arrays += 1
-    return arrays, numbers
+            fn = ctx.user_functions.get(ctx.site(s.value).name)
+            role = getattr(getattr(fn, "__srcad_local__", None), "role", None) or ("",)
+            if role[0] in ("checkpoint", "while"):
+                nested += limit // role[4]
+            else:
+                arrays += 1
+    return arrays, numbers, nested
 
 
 def show_checkpointed(source):
@@ -349,6 +470,7 @@ def sweeps(program, spec, limit):
     info = fn.__srcad_local__
     steps_fn = info.scope[info.role[2]]
     nc = info.role[1]
+    budget = limit // info.role[4]  # what the limit gives this loop
     params = list(spec.params)
     kinds = spec.arg_kinds
     carried, (lo, hi, step) = params[-nc:], params[-nc - 3:-nc]
@@ -396,16 +518,17 @@ def sweeps(program, spec, limit):
         return " + 0.0" if not k.ndim and (k.is_float or outs[j].is_float) else ""
 
     state_bytes = " + ".join(f"rt.nbytes({c})" for c in state)
-    arrays, numbers = _pushes(taped.ctx)
+    arrays, numbers, nested = _pushes(taped.ctx, limit)
     biggest = [p for p, k in zip(params, kinds) if k.ndim]
-    iteration_bytes = f"{8 * numbers}" if not (arrays and biggest) else \
-        f"{arrays} * max({', '.join(f'rt.nbytes({p})' for p in biggest)}, 0) + {8 * numbers}"
+    iteration_bytes = f"{8 * numbers + nested}" if not (arrays and biggest) else \
+        f"{arrays} * max({', '.join(f'rt.nbytes({p})' for p in biggest)}, 0) + " \
+        f"{8 * numbers + nested}"
     tape_items = [sched, act, k0, held, trip, block] + [snaps[c] for c in state]
     # one layout for Numba, whatever the caller's arrays are: snapshots are copies (C)
-    contiguous = "".join(f"{c} = np.ascontiguousarray({c})\n" for j, c in enumerate(state)
+    contiguous = "".join(f"{c} = np.ascontiguousarray({c})\n" for j, c in enumerate(carried)
                          if kinds[len(params) - nc + j].ndim)
     fwd = (contiguous + f"{trip} = rt.range_len({lo}, {hi}, {step})\n"
-           f"{block}, {blocks}, {snapshots} = rt.checkpoint_plan({int(limit)}, {state_bytes}, "
+           f"{block}, {blocks}, {snapshots} = rt.checkpoint_plan({int(budget)}, {state_bytes}, "
            f"{iteration_bytes}, {trip})\n"
            f"{sched} = rt.revolve_start({blocks}, {snapshots})\n"
            + "".join(f"{snaps[c]} = rt.snapshots({c}{widened(j)})\n"
@@ -529,6 +652,118 @@ def parallel_sweeps(program, spec):
         else:
             rev += f"{d[name]} = {total[name]}\n"
     rev += f"return ({''.join(d[params[p]] + ', ' for p in spec.wrt)})\n"
+    return (ReverseAD.function(spec.fwd_name, params, statements(fwd)),
+            ReverseAD.function(spec.rev_name, params + [ctx.tape_param, ctx.seed],
+                               statements(rev)))
+
+
+def while_sweeps(program, spec, limit):
+    """The sweep pair of `<loop>_while(...)` (a "while" helper): the forward sweep runs
+    the loop one iteration at a time through `<loop>_steps` while `<loop>_test` holds,
+    untaped, keeping the state every `stride` iterations in a room of snapshots that is
+    thinned (`rt.thin`) and its stride doubled each time it fills; the reverse sweep
+    reverses the stretches between the snapshots, last first, each through `<loop>` (a
+    "checkpoint" helper: a `for` loop of known length, binomially checkpointed)."""
+    from codegen.templates import statements
+    from srcad.kinds import INT
+    from srcad.passes.reverse_ad import ReverseAD
+
+    ctx, fn = spec.ctx, spec.fn
+    info = fn.__srcad_local__
+    _, nc, steps_name, n_kept, share, whole_name, test_name = info.role
+    params, kinds = list(spec.params), spec.arg_kinds
+    first = len(params) - nc
+    carried, state = params[first:], params[first:first + n_kept]
+    kind_of = dict(zip(params, kinds))
+
+    def callee(name):  # (function, its parameters, its kinds)
+        f = info.scope[name]
+        names = [a.id for a in f.__srcad_local__.node.args.args]
+        n_own = nc + (0 if name == test_name else 3)
+        return f, names, [kind_of[p] for p in names[:-n_own]] + [INT] * (n_own - nc) + \
+            list(kinds[first:])
+
+    floats = [first + j for j in range(nc) if kinds[first + j].is_float]
+    inner = sorted(set(spec.wrt) | set(floats))
+    whole_fn, whole_params, whole_kinds = callee(whole_name)
+    position = {p: (len(whole_params) - nc + p - first if p >= first else
+                    whole_params.index(params[p]) if params[p] in whole_params[:-nc - 3]
+                    else None) for p in inner}
+    whole_wrt = tuple(sorted(q for q in position.values() if q is not None))
+    taped = program.specialize(whole_fn, whole_kinds, wrt=whole_wrt)
+    test_fn, test_params, test_kinds = callee(test_name)
+    test = program.specialize(test_fn, test_kinds, wrt=())
+    steps_fn, steps_params, steps_kinds = callee(steps_name)
+    steps = program.specialize(steps_fn, steps_kinds, wrt=())
+    fresh = ctx.namer.fresh
+    trip, stride, held, room, ok, lo, hi = (
+        fresh(s) for s in ("trip", "stride", "held", "room", "ok", "lo", "hi"))
+    snaps = {c: fresh("snaps_" + c, numbered=False) for c in state}
+    lhs = carried[0] if nc == 1 else "(" + ", ".join(carried) + ",)"
+
+    def call(names, start=None, stop=None):
+        own = names[-nc - 3:-nc] if start is not None else []
+        head = names[:len(names) - nc - len(own)]
+        return ", ".join(head + ([start, stop, "1"] if own else []) + carried)
+
+    outs = getattr(steps.return_kind, "items", (steps.return_kind,))
+
+    def widened(j):  # a float that may start as an int (`acc = 0`, then `acc += x`)
+        k = kinds[first + j]
+        return " + 0.0" if not k.ndim and (k.is_float or outs[j].is_float) else ""
+
+    state_bytes = " + ".join(f"rt.nbytes({c})" for c in state)
+    contiguous = "".join(f"{c} = np.ascontiguousarray({c})\n" for j, c in enumerate(carried)
+                         if kinds[first + j].ndim)
+    tape_items = [trip, stride, held] + [snaps[c] for c in state]
+    keep = f"        {held} += 1\n" + "".join(f"        rt.keep({snaps[c]}, {held}, {c})\n"
+                                                for c in state)
+    fwd = (contiguous + "".join(f"{snaps[c]} = rt.snapshots({c}{widened(j)})\n"
+                                for j, c in enumerate(state))
+           + f"{room} = rt.while_room({limit // share // 2}, {state_bytes})\n"
+           f"{trip}, {stride}, {held} = 0, 1, 0\n"
+           f"{ok}, _ = {test.fwd_name}({call(test_params)})\n"
+           f"while {ok}:\n"
+           f"    if {trip} % {stride} == 0 and {held} == {room}:\n"
+           + "".join(f"        rt.thin({snaps[c]}, {held})\n" for c in state)
+           + f"        {held} = ({held} + 1) // 2\n        {stride} *= 2\n"
+           f"    if {trip} % {stride} == 0:\n" + keep
+           + f"    {lhs}, _ = {steps.fwd_name}({call(steps_params, trip, f'{trip} + 1')})\n"
+           f"    {trip} += 1\n"
+           f"    {ok}, _ = {test.fwd_name}({call(test_params)})\n"
+           f"return {lhs}, ({', '.join(tape_items)},)\n")
+    d = {p: ctx.d(p) for p in params}
+    seeds = [ctx.seed] if nc == 1 else [f"{ctx.seed}[{j}]" for j in range(nc)]
+    rev = contiguous + f"({', '.join(tape_items)},) = {ctx.tape_param}\n"
+    for j, c in enumerate(carried):
+        if first + j in floats:
+            like = f"rt.adjoint_like({seeds[j]}, {c})"
+            if kinds[first + j].ndim:
+                like = f"np.ascontiguousarray({like})"
+            rev += f"{d[c]} = {like}\n"
+    for p in spec.wrt:
+        if p < first:
+            zero = f"np.zeros_like({params[p]})" if kinds[p].ndim else "0.0"
+            rev += f"{d[params[p]]} = {zero}\n"
+    dout = [d[c] if first + j in floats else "0.0" for j, c in enumerate(carried)]
+    dout = dout[0] if nc == 1 else "(" + ", ".join(dout) + ",)"
+    grads = {q: fresh("g") for q in whole_wrt}
+    tape = fresh("tape_stretch")
+    args = call(whole_params, lo, hi)
+    rev += (f"{hi} = {trip}\n"
+            f"while {held} > 0:\n"
+            f"    {lo} = ({held} - 1) * {stride}\n"
+            + "".join(f"    {c} = {snaps[c]}[{held}]\n" for c in state)
+            + f"    _, {tape} = {taped.fwd_name}({args})\n"
+            f"    ({', '.join(grads.values())},) = {taped.rev_name}({args}, {tape}, {dout})\n")
+    for p in inner:
+        q = position[p]
+        if q is None:
+            continue
+        value = f"np.ascontiguousarray({grads[q]})" if kinds[p].ndim else grads[q]
+        rev += f"    {d[params[p]]} {'=' if p >= first else '+='} {value}\n"
+    rev += (f"    {hi} = {lo}\n    {held} -= 1\n"
+            f"return ({''.join(d[params[p]] + ', ' for p in spec.wrt)})\n")
     return (ReverseAD.function(spec.fwd_name, params, statements(fwd)),
             ReverseAD.function(spec.rev_name, params + [ctx.tape_param, ctx.seed],
                                statements(rev)))

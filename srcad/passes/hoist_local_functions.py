@@ -76,8 +76,10 @@ class HoistLocalFunctions:
                 fn = self.stub(name, node)
                 known[name] = fn
             made[name] = fn
-        for fn in made.values():  # a helper sees the parent's scope, its siblings and itself
+        for name, fn in made.items():  # a helper sees the parent's scope, its siblings, itself
             fn.__srcad_local__.scope = {**outer, **scope, **made}
+            # what CheckpointLoops made the helper for, if it did (on its `def`)
+            fn.__srcad_local__.role = getattr(helpers[name], "srcad_role", None)
         return made
 
     def stub(self, name, node):

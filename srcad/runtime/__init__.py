@@ -93,6 +93,8 @@ from srcad.runtime.checkpoints import (
     revolve_next,
     revolve_start,
     snapshots,
+    thin,
+    while_room,
 )
 from srcad.runtime.complex_numbers import (
     clog_or_zero,

@@ -10,6 +10,13 @@ than `t` times before its reverse iteration (plus the one taped run).
 
 The schedule is made one action at a time (`revolve_next`), from a stack of at most
 `s + 2` tasks, so a loop of 10^8 iterations needs no list of actions.
+
+A `while` loop's trip count is known only at its end: as it runs, it keeps the state
+every `stride` iterations in a room of a fixed number of snapshots, and when the room is
+full, drops every other snapshot and doubles the stride (`thin`). Its reverse sweep then
+reverses the stretches between those snapshots, last first, each a `for` loop of known
+length with the schedule above: with a room of `r` snapshots, `n` iterations make
+stretches of at most `2n / r`.
 """
 import numpy as np
 from numba.extending import register_jitable
@@ -203,6 +210,29 @@ def _adjoint_like(d, like):
     if isinstance(like, types.Array) and not isinstance(d, types.Array):
         return lambda d, like: np.full(like.shape, d, dtype=np.float64)
     return lambda d, like: d
+
+
+@register_jitable(cache=True)
+def while_room(limit, state_bytes):
+    """How many snapshots a `while` loop keeps as it runs, within `limit` bytes (at
+    least 2)."""
+    return max(2, limit // max(1, state_bytes))
+
+
+def thin(stack, held):
+    """Keep every other of the `held` snapshots in slots 1, 2, ... of `stack` (slots 1,
+    3, 5, ... move to 1, 2, 3, ...): a `while` loop that has filled its room keeps the
+    state every `2 * stride` iterations from then on."""
+    for j in range(1, (held + 1) // 2 + 1):
+        stack[j] = stack[2 * j - 1]
+
+
+@_jit_version(thin)
+def _thin(stack, held):
+    def impl(stack, held):
+        for j in range(1, (held + 1) // 2 + 1):
+            stack[j] = stack[2 * j - 1]
+    return impl
 
 
 # How many stretches a parallel loop is cut into: enough for 32 threads to share out,
