@@ -73,6 +73,7 @@ class Context:
     tape_slots: list = field(default_factory=list)
     stacked: bool = False
     view_adjoints: set = field(default_factory=set)
+    shapes_stacked: set = field(default_factory=set)  # LeanTape: pushed, as shapes only
     current: object = None
     masked: object = None  # Adjoints: strong zeros of masked rules
     tangent_names: dict = field(default_factory=dict)  # ForwardAD: variable -> its tangent

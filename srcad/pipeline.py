@@ -171,6 +171,7 @@ def _lean_tape(ctx, params, fwd, rev):
     fwd, rev = lean.run(fwd, rev)
     if lean.slots is not None:
         ctx.tape_slots = lean.slots
+    ctx.shapes_stacked = lean.shapes_stacked
     return fwd, rev
 
 

@@ -1,9 +1,11 @@
 """LeanTape: a tape without the arrays that the reverse sweep can do without.
 
-Two rewrites of a forward sweep and its reverse sweep, neither changing a value:
+Three rewrites of a forward sweep and its reverse sweep, none changing a value:
 
 - a slot whose array the reverse sweep only reads for its shape (the second argument of
   `rt.unbroadcast`, `np.zeros_like` of a float array, `.shape`) keeps the shape;
+- so does the stack on which a loop pushes such an array each iteration (a temporary of
+  a time step whose value the reverse sweep never reads);
 - a view of an argument that neither sweep writes (`tmp1 = a[1]` at the top of the
   function, constant indices) is not saved, nor copied: the reverse sweep slices the
   argument again.
@@ -38,6 +40,46 @@ def f_rev(a, b, tape, d_out):
     d_tmp2 += d_out
     d_b = rt.unbroadcast(d_tmp2 * tmp1, b)
     return d_b,
+>>> fwd, rev = gast.parse('''def g_fwd(u, n):
+...     tape_tmp1 = List()
+...     tape_tmp1.append(np.empty((0,), dtype=np.float64))
+...     for t in range(n):
+...         tape_tmp1.append(tmp1.copy())
+...         tmp1 = u * 0.5
+...         u = tmp1
+...     return np.sum(u), (tape_tmp1, tmp1.copy())
+... def g_rev(u, n, tape, d_out):
+...     tape_tmp1, tmp1, = tape
+...     top_tmp1 = len(tape_tmp1)
+...     d_u = rt.expand(d_out, None)
+...     for t in range(n - 1, -1, -1):
+...         d_tmp1 = rt.unbroadcast(d_u, tmp1)
+...         top_tmp1 -= 1
+...         tmp1 = tape_tmp1[top_tmp1]
+...         d_u = d_tmp1 * 0.5
+...     return d_u,''').body
+>>> fwd, rev = LeanTape(["u", "n"], set(), {"tmp1": Kind("f", 1)}, Namer()).run(fwd, rev)
+>>> print(to_source([fwd, rev]).strip())
+def g_fwd(u, n):
+    tape_tmp1 = List()
+    tape_tmp1.append(np.empty((0,), dtype=np.float64).shape)
+    for t in range(n):
+        tape_tmp1.append(tmp1.shape)
+        tmp1 = u * 0.5
+        u = tmp1
+    return np.sum(u), (tape_tmp1, tmp1.shape)
+<BLANKLINE>
+<BLANKLINE>
+def g_rev(u, n, tape, d_out):
+    tape_tmp1, tmp1_shape = tape
+    top_tmp1 = len(tape_tmp1)
+    d_u = rt.expand(d_out, None)
+    for t in range(n - 1, -1, -1):
+        d_tmp1 = rt.unbroadcast(d_u, tmp1_shape)
+        top_tmp1 -= 1
+        tmp1_shape = tape_tmp1[top_tmp1]
+        d_u = d_tmp1 * 0.5
+    return d_u,
 """
 import copy
 
@@ -107,12 +149,13 @@ class LeanTape:
     `written`: the arrays the function writes; `kinds`: the variables' kinds."""
 
     needs = ("kinds", "written", "tape_slots")
-    provides = ("tape_slots",)
+    provides = ("tape_slots", "shapes_stacked")
 
     def __init__(self, params, written, kinds, namer, tape_param="tape"):
         self.params, self.written, self.kinds = list(params), set(written), kinds
         self.namer, self.tape_param = namer, tape_param
         self.slots = None  # the tape's slots after the rewrite
+        self.shapes_stacked = set()  # the arrays whose stacks keep their shapes only
 
     def run(self, fwd, rev):
         parts = _tape_parts(fwd, rev, self.tape_param)
@@ -123,30 +166,88 @@ class LeanTape:
         fwd_stores, rev_stores = _stores(fwd), _stores(rev)
         sliced = self.argument_views(fwd, fwd_stores, rev_stores)
         uses = self.uses(rev, unpack)
-        keep_elts, keep_names, again, shapes = [], [], [], {}
+        shapes = self.stacked_shapes(fwd, rev, names, uses, rev_stores)
+        self.shapes_stacked = set(shapes)
+        keep_elts, keep_names, again = [], [], []
         for elt, name in zip(tape.elts, names):
-            if name is None or rev_stores.get(name, 0) != 1:
+            if name in shapes:  # its stack keeps shapes: so does its slot
+                base = elt.func.value if isinstance(elt, gast.Call) else elt
+                keep_elts.append(gast.Attribute(value=base, attr="shape", ctx=gast.Load()))
+                keep_names.append(shapes[name])
+            elif name is None or rev_stores.get(name, 0) != 1:
                 keep_elts.append(elt)
                 keep_names.append(name)
             elif name in sliced:
                 again.append(ir.assign(name, copy.deepcopy(sliced[name])))
             elif self.shape_only(name, uses.get(name, [])):
-                shape = shapes[name] = self.namer.fresh(name + "_shape", numbered=False)
+                shape = self.namer.fresh(name + "_shape", numbered=False)
                 _read_shape(uses[name], shape)
+                _ShapeReads({name: shape}).visit(rev)
                 base = elt.func.value if isinstance(elt, gast.Call) else elt
                 keep_elts.append(gast.Attribute(value=base, attr="shape", ctx=gast.Load()))
                 keep_names.append(shape)
             else:
                 keep_elts.append(elt)
                 keep_names.append(name)
-        if shapes:
-            _ShapeReads(shapes).visit(rev)
         tape.elts = keep_elts
         k = rev.body.index(unpack)
         unpack.targets[0].elts = [ir.name(n, store=True) for n in keep_names]
         rev.body[k:k + 1] = ([unpack] if keep_names else []) + again
         self.slots = keep_names
         return fwd, rev
+
+    def stacked_shapes(self, fwd, rev, names, uses, rev_stores):
+        """{name: its shape's name} for each array that a loop pushes on a stack of the
+        tape (`stack.append(x)` in the forward sweep, `x = stack[top]` in the reverse
+        sweep) and that the reverse sweep only reads for its shape: its stacks keep its
+        shapes from now on, and the reverse sweep reads those."""
+        pops = {}  # name -> [(its pop, the stack)]
+        for s in gast.walk(rev):
+            if isinstance(s, gast.Assign) and len(s.targets) == 1 \
+                    and isinstance(s.targets[0], gast.Name) \
+                    and isinstance(s.value, gast.Subscript) \
+                    and isinstance(s.value.value, gast.Name) and s.value.value.id in names:
+                pops.setdefault(s.targets[0].id, []).append((s, s.value.value.id))
+        appends = {}  # stack -> its `stack.append(...)` calls in the forward sweep
+        loads = {}
+        for n in gast.walk(fwd):
+            if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) \
+                    and n.func.attr == "append" and isinstance(n.func.value, gast.Name) \
+                    and len(n.args) == 1:
+                appends.setdefault(n.func.value.id, []).append(n)
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
+                loads[n.id] = loads.get(n.id, 0) + 1
+        ret = fwd.body[-1].value.elts[1].elts
+        shapes = {}
+        for name, popped in pops.items():
+            stacks = {stack for _, stack in popped}
+            if rev_stores.get(name, 0) != len(popped) + (name in names) or \
+                    not self.shape_only(name, uses.get(name, [])):
+                continue
+            # each stack: filled by appends only, read by the pops and `len` only
+            if any(loads.get(st, 0) != len(appends.get(st, ())) + sum(
+                    isinstance(e, gast.Name) and e.id == st for e in ret) or
+                    any(not (isinstance(parent, gast.Subscript) or isinstance(
+                        parent, gast.Call) and ir.dotted_text(parent.func) == "len")
+                        for parent, _, _ in uses.get(st, ())) or
+                    len(pops.get(name, ())) != sum(isinstance(p, gast.Subscript)
+                                                   for p, _, _ in uses.get(st, ()))
+                    for st in stacks):
+                continue
+            shapes[name] = shape = self.namer.fresh(name + "_shape", numbered=False)
+            for st in stacks:
+                for call in appends[st]:
+                    value = call.args[0]
+                    if isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) \
+                            and value.func.attr == "copy" and not value.args:
+                        value = value.func.value
+                    call.args = [gast.Attribute(value=value, attr="shape", ctx=gast.Load())]
+            for pop, _ in popped:
+                pop.targets = [ir.name(shape, store=True)]
+            _read_shape(uses.get(name, []), shape)
+        if shapes:
+            _ShapeReads(shapes).visit(rev)
+        return shapes
 
     def argument_views(self, fwd, fwd_stores, rev_stores):
         """{name: its value} for `name = p[<constants>]` at the top of the forward sweep,
