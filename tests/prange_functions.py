@@ -45,6 +45,36 @@ def rows_scaled(m, c):
     return np.sum(np.tanh(out))
 
 
+def pair_forces(pos, c):
+    """Each `i` adds up the forces on its own particle, row `i` of `f`; and a sum."""
+    n = pos.shape[0]
+    f = np.zeros((n, 3))
+    e = 0.0
+    for i in prange(n):
+        for j in range(n):
+            if i != j:
+                d0 = pos[i, 0] - pos[j, 0]
+                d1 = pos[i, 1] - pos[j, 1]
+                d2 = pos[i, 2] - pos[j, 2]
+                w = c / (d0 * d0 + d1 * d1 + d2 * d2 + 0.5) ** 2
+                f[i, 0] += w * d0
+                f[i, 1] += w * d1
+                f[i, 2] += w * d2
+                e += w
+    return np.sum(f * f) + e
+
+
+def smoothed_rows(m, out):
+    """Each `i` writes its row of an argument, reading what the row held before."""
+    k = m.shape[1]
+    for i in prange(m.shape[0]):
+        acc = 0.0
+        for j in range(k):
+            acc += math.sin(m[i, j]) * out[i]
+        out[i] = acc + m[i, 0]
+    return np.sum(out * out)
+
+
 parallel_weighted_sines = numba.njit(parallel=True)(weighted_sines)
 
 

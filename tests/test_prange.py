@@ -22,6 +22,8 @@ CASES = [
     (pf.squares_into, (X, np.zeros(9)), 0),
     (pf.pair_energy, (POS,), 0),
     (pf.rows_scaled, (M, 0.3), (0, 1)),
+    (pf.pair_forces, (POS, 0.8), (0, 1)),
+    (pf.smoothed_rows, (M, RNG.uniform(0.5, 1.0, 4)), (0, 1)),
 ]
 
 
@@ -78,6 +80,18 @@ def test_a_loop_that_only_adds_into_sums_gets_parallel_sweeps():
     text = srcad.source(g)
     assert text.count("rt.prange(") == 2  # the forward sweep and the reverse sweep
     assert '"parallel": True' in text
+
+
+@pytest.mark.parametrize("fn,args,wrt", CASES[4:], ids=[c[0].__name__ for c in CASES[4:]])
+def test_a_loop_that_writes_rows_of_its_own_gets_parallel_sweeps(fn, args, wrt):
+    # (their gradients: test_prange_loops_against_finite_differences)
+    g = srcad.value_and_grad(fn, wrt=wrt, jit=False)
+    caller = _copies(args)
+    value, _ = g(*caller)
+    assert value == pytest.approx(fn(*_copies(args)), rel=1e-14)  # sums: in stretches
+    assert all(np.array_equal(a, b) for a, b in zip(caller, args) if isinstance(a, np.ndarray))
+    text = srcad.source(g)
+    assert "rt.copy_rows(" in text and text.count("rt.prange(") == 2
 
 
 def test_a_loop_that_writes_an_array_runs_its_sweeps_serially():

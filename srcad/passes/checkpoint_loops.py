@@ -96,7 +96,7 @@ class CheckpointLoops:
 
     def run(self, fnode):
         limited = getattr(self.ctx.program, "tape_limit", None) is not None
-        parallel = any(getattr(s, "srcad_parallel", False) for s in fnode.body)
+        parallel = any(getattr(s, "srcad_parallel", None) is not None for s in fnode.body)
         if not (limited or parallel):
             return fnode
         info = getattr(self.ctx.fsrc.fn, "__srcad_local__", None)
@@ -154,7 +154,8 @@ class _Rewrite:
                 out.append(s)
                 continue
             looping = isinstance(s, gast.While) or isinstance(s, gast.For) and _is_range(s.iter)
-            parallel = enclosing is None and getattr(s, "srcad_parallel", False)
+            sums = getattr(s, "srcad_parallel", None) if enclosing is None else None
+            parallel = sums is not None
             if not looping or not (self.limited or parallel):
                 out.append(s)
                 continue
@@ -162,8 +163,9 @@ class _Rewrite:
             if parallel and not why:
                 # worth it where an iteration does much work (an inner loop): each stretch's
                 # reverse sweep makes adjoints the size of the arrays the loop reads
-                parallel = isinstance(s, gast.For) and not _written(s.body) and \
-                    all(c in parallel for c in state[0]) and any(
+                rows = getattr(s, "srcad_rows", set())
+                parallel = isinstance(s, gast.For) and _written(s.body) <= rows and \
+                    all(c in sums or c in rows for c in state[0]) and any(
                         isinstance(n, (gast.For, gast.While))
                         for n in gast.walk(gast.Module(body=s.body, type_ignores=[])))
             if why or not (self.limited or parallel):
@@ -203,7 +205,8 @@ class _Rewrite:
         steps.srcad_role = ("segment",)
         role = ("checkpoint", len(carried), steps.name, len(kept), share)
         if parallel:
-            role = ("parallel", len(carried), steps.name, len(kept))
+            rows = tuple(c for c in kept if c in getattr(loop, "srcad_rows", ()))
+            role = ("parallel", len(carried), steps.name, len(kept), rows)
         whole.srcad_role = role
         defs = [steps, whole]
         if isinstance(loop, gast.For):
@@ -410,7 +413,9 @@ def _pushes(ctx, limit):
     def count(names_):
         nonlocal arrays, numbers
         for v in names_:
-            if getattr(ctx.kinds.get(v), "ndim", 1):
+            if v in ctx.shapes_stacked:  # a shape: a few numbers
+                numbers += getattr(ctx.kinds.get(v), "ndim", 1)
+            elif getattr(ctx.kinds.get(v), "ndim", 1):
                 arrays += 1
             else:
                 numbers += 1
@@ -579,12 +584,15 @@ def sweeps(program, spec, limit):
 
 def parallel_sweeps(program, spec):
     """The sweep pair of `<loop>(...)` for a `prange` loop whose iterations only add into
-    sums (a "parallel" helper): both sweeps run the iterations in parallel through
-    `<loop>_steps`, one iteration each. The forward sweep adds up what each adds to the
-    sums (started from zero), untaped; the reverse sweep tapes and reverses each
-    iteration on its own — a sum's adjoint is the same for all of them — and adds up
-    the adjoints of the values the loop reads (Numba's parallel reductions: each thread
-    adds into its own, then they are summed). Nothing is kept between the sweeps."""
+    sums and write rows of arrays of their own (a "parallel" helper): both sweeps run
+    stretches of iterations in parallel through `<loop>_steps`. The forward sweep adds
+    up what each stretch adds to the sums (started from zero), and takes from each
+    stretch the rows it owns of the arrays it writes (each stretch writes into a copy),
+    untaped. The reverse sweep tapes and reverses each stretch on its own — a sum's
+    adjoint is the same for all of them; an array's adjoint, a row at a time, is its
+    iterations' own — and adds up the adjoints of the values the loop reads (Numba's
+    parallel reductions: each thread adds into its own, then they are summed). The
+    tape keeps the arrays the loop writes as they were before it."""
     from codegen.templates import statements
     from srcad.passes.reverse_ad import ReverseAD
 
@@ -595,7 +603,8 @@ def parallel_sweeps(program, spec):
     params, kinds = list(spec.params), spec.arg_kinds
     first = len(params) - nc
     carried, (lo, hi, step) = params[first:], params[first - 3:first]
-    sums, through = carried[:ns], carried[ns:]
+    rows = [c for c in carried[:ns] if c in info.role[4]]
+    sums, through = [c for c in carried[:ns] if c not in rows], carried[ns:]
     floats = [first + j for j in range(nc) if kinds[first + j].is_float]
     inner = tuple(sorted(set(spec.wrt) | set(floats)))
     taped = program.specialize(steps_fn, kinds, wrt=inner)
@@ -604,53 +613,72 @@ def parallel_sweeps(program, spec):
     trip, k, chunks = fresh("trip"), fresh("k"), fresh("chunks")
     part = {c: fresh("part_" + c, numbered=False) for c in carried}
     total = {c: fresh("total_" + c, numbered=False) for c in carried}
+    before = {c: fresh("before_" + c, numbered=False) for c in rows}
     zero = {c: (f"np.zeros({c}.shape)" if kinds[first + j].ndim else "0.0")
             for j, c in enumerate(carried)}
+    start = f"rt.chunk_start({lo}, {k}, {chunks}, {trip}, {step})"
+    stop = f"rt.chunk_start({lo}, {k} + 1, {chunks}, {trip}, {step})"
 
     def one(args_of):  # the call of `<loop>_steps` for stretch k
-        start = f"rt.chunk_start({lo}, {k}, {chunks}, {trip}, {step})"
-        stop = f"rt.chunk_start({lo}, {k} + 1, {chunks}, {trip}, {step})"
         return ", ".join(params[:first - 3] + [start, stop, step] +
                          [args_of(c) for c in carried])
+
+    def own_rows(dst, src):
+        return f"    rt.copy_rows({dst}, {src}, {start}, {stop}, {step})\n"
 
     outs = "(" + ", ".join(part[c] for c in carried) + ",)" if nc > 1 else part[carried[0]]
     fwd = (f"{trip} = rt.range_len({lo}, {hi}, {step})\n{chunks} = rt.parallel_chunks({trip})\n"
            + "".join(f"{total[c]} = {zero[c]}\n" for c in sums)
+           + "".join(f"{total[c]} = np.copy({c})\n" for c in rows)
            + f"for {k} in rt.prange({chunks}):\n"
            f"    {outs}, _ = {primal.fwd_name}({one(lambda c: zero[c] if c in sums else c)})\n"
            + "".join(f"    {total[c]} += {part[c]}\n" for c in sums)
+           + "".join(own_rows(total[c], part[c]) for c in rows)
            + "".join(f"{c} = {c} + {total[c]}\n" for c in sums)
+           + "".join(f"{before[c]} = {c}\n{c} = {total[c]}\n" for c in rows)
            + f"return {carried[0] if nc == 1 else '(' + ', '.join(carried) + ',)'}, "
-           f"({trip}, {chunks})\n")
+           f"({', '.join([trip, chunks] + [before[c] for c in rows])},)\n")
     seeds = [ctx.seed] if nc == 1 else [f"{ctx.seed}[{j}]" for j in range(nc)]
-    rev = f"({trip}, {chunks}) = {ctx.tape_param}\n"
+    rev = f"({', '.join([trip, chunks] + [before[c] for c in rows])},) = {ctx.tape_param}\n"
     d = {p: ctx.d(p) for p in params}
     for j, c in enumerate(carried):
         if first + j in floats:
             rev += f"{d[c]} = rt.adjoint_like({seeds[j]}, {c})\n"
+            if c in rows:
+                rev += f"{total[c]} = np.copy({d[c]})\n"
     closures = [p for p in inner if p < first or params[p] in through]
     for p in closures:
         name = params[p]
         total.setdefault(name, fresh("total_" + name, numbered=False))
         rev += f"{total[name]} = {'np.zeros(' + name + '.shape)' if kinds[p].ndim else '0.0'}\n"
-    seed = [d[c] if c in sums and first + j in floats else
-            (zero[c] if first + j in floats else "0.0") for j, c in enumerate(carried)]
+
+    def seed_of(j, c):
+        if first + j not in floats:
+            return "0.0"
+        return d[c] if c in sums else f"np.copy({d[c]})" if c in rows else zero[c]
+
+    seed = [seed_of(j, c) for j, c in enumerate(carried)]
     seed = seed[0] if nc == 1 else "(" + ", ".join(seed) + ",)"
     grads = [fresh("g") for _ in inner]
     tape = fresh("tape_steps")
+    args = one(lambda c: zero[c] if c in sums else before[c] if c in rows else c)
     rev += (f"for {k} in rt.prange({chunks}):\n"
-            f"    _, {tape} = {taped.fwd_name}({one(lambda c: zero[c] if c in sums else c)})\n"
-            f"    ({', '.join(grads)},) = {taped.rev_name}"
-            f"({one(lambda c: zero[c] if c in sums else c)}, {tape}, {seed})\n")
+            f"    _, {tape} = {taped.fwd_name}({args})\n"
+            f"    ({', '.join(grads)},) = {taped.rev_name}({args}, {tape}, {seed})\n")
     for g, p in zip(grads, inner):
         if p in closures:
             rev += f"    {total[params[p]]} += {g}\n"
+        elif params[p] in rows:
+            rev += own_rows(total[params[p]], g)
     for p in closures:
         name = params[p]
         if p >= first:  # passes through: its adjoint from after the loop, plus the loop's
             rev += f"{d[name]} = {d[name]} + {total[name]}\n"
         else:
             rev += f"{d[name]} = {total[name]}\n"
+    for c in rows:
+        if params.index(c) in inner:
+            rev += f"{d[c]} = {total[c]}\n"
     rev += f"return ({''.join(d[params[p]] + ', ' for p in spec.wrt)})\n"
     return (ReverseAD.function(spec.fwd_name, params, statements(fwd)),
             ReverseAD.function(spec.rev_name, params + [ctx.tape_param, ctx.seed],

@@ -54,7 +54,8 @@ class LowerPrange:
                  if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Param))}
         for loop in gast.walk(fnode):
             if isinstance(loop, gast.For) and self.is_prange(loop.iter, local):
-                # the sums it adds into, for CheckpointLoops to run its sweeps in parallel
+                # the sums it adds into and the arrays whose rows it owns, for
+                # CheckpointLoops to run its sweeps in parallel
                 loop.srcad_parallel = self.check(loop)
                 loop.iter.func = gast.Name(id="range", ctx=gast.Load(), annotation=None,
                                            type_comment=None)
@@ -93,8 +94,11 @@ class LowerPrange:
             if _reads(loop.body, name) > len(ops) or len(set(ops)) > 1:
                 self.refuse(loop, f"reads the sum `{name}` it accumulates",
                             f"only accumulate into `{name}` (`{name} += ...`) in the loop")
+        rows = set()  # arrays each iteration writes and reads at its own row only
         for array, writes in _array_writes(loop.body).items():
             texts = {gast.dump(w) for w in writes}
+            if all(_first(w) == i for w in writes):
+                rows.add(array)
             for w in writes:
                 if i not in {n.id for n in gast.walk(w) if isinstance(n, gast.Name)}:
                     self.refuse(loop, f"writes `{array}` at an index that does not involve "
@@ -112,7 +116,14 @@ class LowerPrange:
             if whole:
                 self.refuse(loop, f"reads all of `{array}`, which it writes",
                             "read the values of the previous step from another array")
+        loop.srcad_rows = rows
         return {name for name, ops in reductions.items() if ops[0] is gast.Add}
+
+
+def _first(index):
+    """The name an index starts with (`i` in `a[i]`, `a[i, j]`, `a[i, :]`), else None."""
+    first = index.elts[0] if isinstance(index, gast.Tuple) and index.elts else index
+    return first.id if isinstance(first, gast.Name) else None
 
 
 def _stored(stmts):

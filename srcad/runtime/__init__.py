@@ -86,6 +86,7 @@ from srcad.runtime.checkpoints import (
     block_start,
     checkpoint_plan,
     chunk_start,
+    copy_rows,
     keep,
     kept,
     nbytes,

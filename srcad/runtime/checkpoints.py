@@ -252,3 +252,11 @@ def parallel_chunks(trip):
 def chunk_start(lo, c, chunks, trip, step):
     """The loop value where stretch `c` of `chunks` starts (the loop's end past the last)."""
     return lo + (c * trip // chunks) * step
+
+
+@register_jitable(cache=True)
+def copy_rows(dst, src, start, stop, step):
+    """`dst[r] = src[r]` for `r` in `range(start, stop, step)`: the rows a stretch of a
+    parallel loop owns, from the copy it worked on."""
+    for r in range(start, stop, step):
+        dst[r] = src[r]
