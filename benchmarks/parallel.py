@@ -2,7 +2,8 @@
 
 W2, W4 and W5 written with `numba.prange` over their outer loop, each iteration adding
 into the loss (W2 over every j for each i, each pair counted twice; W5 summing its
-products instead of storing them). For 1 and 2 threads (`NUMBA_NUM_THREADS`, a fresh
+products instead of storing them), and W2f: W2's forces, each iteration writing the row
+of its own particle. For 1 and 2 threads (`NUMBA_NUM_THREADS`, a fresh
 process each): the `numba.njit(parallel=True)` primal's seconds and srcad's value and
 gradient (compiled; both sweeps run their stretches in parallel), medians of 5 runs after
 a warm-up, and the gradient's speed-up from 1 to 2 threads.
@@ -35,6 +36,28 @@ def lennard_jones_p(pos):
     return e
 
 
+def lennard_jones_forces_p(pos):
+    """W2's forces with prange: each i adds up the force on its own particle, row i of
+    `f` (each pair twice); the loss is their squared sum and the energy."""
+    n = pos.shape[0]
+    f = np.zeros((n, 3))
+    e = 0.0
+    for i in prange(n):
+        for j in range(n):
+            if j != i:
+                dx = pos[i, 0] - pos[j, 0]
+                dy = pos[i, 1] - pos[j, 1]
+                dz = pos[i, 2] - pos[j, 2]
+                r2 = dx * dx + dy * dy + dz * dz
+                s6 = 1.0 / (r2 * r2 * r2)
+                w = (12.0 * s6 * s6 - 6.0 * s6) / r2
+                f[i, 0] += w * dx
+                f[i, 1] += w * dy
+                f[i, 2] += w * dz
+                e += s6 * s6 - s6
+    return 1e-6 * np.sum(f * f) + e
+
+
 def huber_p(pred, target, scale):
     """W4 with prange."""
     n = pred.shape[0]
@@ -64,10 +87,12 @@ def _cases(smoke):
     from benchmarks.workloads import BY_KEY
     sizes = {"W2": 216, "W4": 10 ** 4, "W5": (20, 16, 20)} if smoke else \
         {"W2": 2744, "W4": 10 ** 7, "W5": (600, 64, 300)}
-    fns = {"W2": lennard_jones_p, "W4": huber_p, "W5": box_products_p}
+    sizes["W2f"] = sizes["W2"]
+    fns = {"W2": lennard_jones_p, "W2f": lennard_jones_forces_p, "W4": huber_p,
+           "W5": box_products_p}
     out = {}
     for key, fn in fns.items():
-        w = BY_KEY[key]
+        w = BY_KEY[key.rstrip("f")]
         out[key] = (fn, w.args(sizes[key]), w.wrt)
     return out
 
