@@ -71,13 +71,26 @@ class CheckAliases:
             for name in names_:
                 self.defs.setdefault(name, []).append(pos)
             self.stmt = s
-            sources = self.sources(s.value)
-            for name in names_:
+            for name, sources in self.target_sources(t, s.value, names_):
                 if _holds_arrays(self.ctx.kinds.get(name)):
                     views += [(name, src, pos, loops, s) for src in sources if src != name]
             if s in self.ctx.augmented and isinstance(t, gast.Name):
                 augmented.append((t.id, pos, loops, s))
         return views, augmented
+
+    def target_sources(self, target, value, names_):
+        """(name, the variables it may share memory with) for each name `target` binds:
+        element by element where a tuple of names takes the values a user's function
+        returns, else the value's sources for all of them."""
+        if isinstance(target, gast.Tuple) and isinstance(value, gast.Call) and \
+                self.ctx.site(value).kind == "user" and \
+                all(isinstance(e, gast.Name) for e in target.elts) and \
+                self.filled_argument(ir.dotted_text(value.func), value) is None:
+            outs = self.returned_arguments(ir.dotted_text(value.func), value)
+            if len(outs) == len(target.elts):
+                return [(e.id, out) for e, out in zip(target.elts, outs)]
+        sources = self.sources(value)
+        return [(name, sources) for name in names_]
 
     def closure(self, views):
         """Add `v` as a view of `x` wherever `v` views `t` and `t` views `x`, the second
@@ -186,10 +199,18 @@ class CheckAliases:
                 filled = self.filled_argument(text, value)
                 if filled is not None:  # `b = fill(b, ...)` (FillingHelpers): `b` itself
                     return {filled}
-            if self.ctx.site(value).kind == "user" and self.returns_argument(text, value):
-                return {a.id for a in value.args
-                        if isinstance(a, gast.Name) and _holds_arrays(kinds.get(a.id))}
+            if self.ctx.site(value).kind == "user":
+                return set().union(set(), *self.returned_arguments(text, value))
         return set()
+
+    def returned_arguments(self, text, call):
+        """For each value the user's function `text` returns, the names of the call's
+        array arguments it may be (a view of)."""
+        kinds = self.ctx.kinds
+        names = [a.id if isinstance(a, gast.Name) and _holds_arrays(kinds.get(a.id)) else None
+                 for a in call.args]
+        return [{names[p] for p in out if p < len(names) and names[p] is not None}
+                for out in self.returns_argument(text, call)]
 
     def filled_argument(self, text, call):
         """The argument a helper that fills it returns (see FillingHelpers), or None."""
@@ -203,9 +224,10 @@ class CheckAliases:
         return arg.id if isinstance(arg, gast.Name) else None
 
     def returns_argument(self, text, call):
-        """Whether the user's function may return (a view of) one of its array arguments.
-        Decided once per function and argument kinds, for the whole program: a chain of
-        helpers, each asking of the next, is then walked once, not once per path."""
+        """For each value the user's function returns, the positions of the array
+        arguments it may be (a view of). Decided once per function and argument kinds,
+        for the whole program: a chain of helpers, each asking of the next, is then
+        walked once, not once per path."""
         kinds = tuple(self.ctx.kinds[a.id] if isinstance(a, gast.Name) else
                       self.ctx.const_kind(a) for a in call.args)
         fn = self.ctx.user_functions[text]
@@ -308,30 +330,45 @@ def _reads(s):
 
 
 def _returns_argument(callee):
-    """Whether the specialized function `callee` (its analysis context) may return (a view
-    of) one of its array arguments: the names that may share an argument's memory,
-    followed through its assignments to a fixed point."""
+    """For each value the specialized function `callee` (its analysis context) returns,
+    the positions of the array arguments it may be (a view of): the names that may share
+    an argument's memory, followed through its assignments (to a fixed point in branches
+    and loops); () when it returns nothing."""
     inner = CheckAliases.__new__(CheckAliases)
     inner.ctx = callee
     params = [a.id for a in callee.fnode.args.args]
-    shared = {p for p in params if _holds_arrays(callee.kinds.get(p))}
-    assigns = [s for s, _ in statements(callee.fnode.body) if isinstance(s, gast.Assign)
-               and not isinstance(s.targets[0], gast.Subscript)]
-    sources = {}
-    for s in assigns:
+    shares = {p: {k} for k, p in enumerate(params) if _holds_arrays(callee.kinds.get(p))}
+
+    def assigned(s):
+        return {n.id for n in gast.walk(s.targets[0]) if isinstance(n, gast.Name)}
+
+    def shared_by(s):
         inner.stmt = s
-        sources[s] = inner.sources(s.value)
-    grown = True
-    while grown:
-        grown = False
-        for s in assigns:
-            if sources[s] & shared:
-                names = {n.id for n in gast.walk(s.targets[0]) if isinstance(n, gast.Name)}
-                grown |= not names <= shared
-                shared |= names
+        return set().union(set(), *(shares.get(v, set()) for v in inner.sources(s.value)))
+
+    for top in callee.fnode.body:
+        if isinstance(top, gast.Assign) and not isinstance(top.targets[0], gast.Subscript):
+            # in the function's own straight line: a name assigned anew shares what its
+            # new value does, and nothing more (`a = a.copy()`)
+            new = shared_by(top)
+            for name in assigned(top):
+                shares[name] = set(new)
+            continue
+        assigns = [s for s, _ in statements([top]) if isinstance(s, gast.Assign)
+                   and not isinstance(s.targets[0], gast.Subscript)]
+        grown = True
+        while grown:  # in a branch or a loop: any of its assignments may have run
+            grown = False
+            for s in assigns:
+                new = shared_by(s)
+                for name in assigned(s):
+                    if not new <= shares.setdefault(name, set()):
+                        shares[name] |= new
+                        grown = True
     last = callee.fnode.body[-1] if callee.fnode.body else None
     if not isinstance(last, gast.Return) or last.value is None:
-        return False  # returns nothing (None): ReverseAD refuses it if it is used
+        return ()  # returns nothing (None): ReverseAD refuses it if it is used
     ret = last.value
     outs = ret.elts if isinstance(ret, gast.Tuple) else [ret]
-    return any(isinstance(o, gast.Name) and o.id in shared for o in outs)
+    return [frozenset(shares.get(o.id, ())) if isinstance(o, gast.Name) else frozenset()
+            for o in outs]

@@ -133,6 +133,7 @@ def checkpoint(fnode, line, warn, limited=True):
     taken = {n.id for n in gast.walk(fnode) if isinstance(n, gast.Name)} | \
         {n.name for n in gast.walk(fnode) if isinstance(n, gast.FunctionDef)}
     rewrite = _Rewrite({a.id for a in fnode.args.args}, taken, line, warn, limited)
+    rewrite.written = _written(fnode.body)
     fnode.body = rewrite.block(fnode.body, [], [], None, 1)
     return fnode, rewrite.changed
 
@@ -159,12 +160,14 @@ class _Rewrite:
             if not looping or not (self.limited or parallel):
                 out.append(s)
                 continue
-            state, why = _carried(s, self.params, prior, later, enclosing)
+            state, why = _carried(s, self.params, prior, later, enclosing, self.written)
             if parallel and not why:
                 # worth it where an iteration does much work (an inner loop): each stretch's
                 # reverse sweep makes adjoints the size of the arrays the loop reads
+                # (and no `raise`: Numba's parallel loops lose the exception)
                 rows = getattr(s, "srcad_rows", set())
                 parallel = isinstance(s, gast.For) and _written(s.body) <= rows and \
+                    not any(isinstance(n, (gast.Raise, gast.Assert)) for n in gast.walk(s)) and \
                     all(c in sums or c in rows for c in state[0]) and any(
                         isinstance(n, (gast.For, gast.While))
                         for n in gast.walk(gast.Module(body=s.body, type_ignores=[])))
@@ -270,9 +273,10 @@ def _written(stmts):
     return out - {None}
 
 
-def _carried(loop, params, before, later, enclosing):
+def _carried(loop, params, before, later, enclosing, written_anywhere=frozenset()):
     """(the names the loop carries, sorted; None) or (None, why it is not checkpointed).
-    `before`: the statements that run before it; `later`: those that may run after it."""
+    `before`: the statements that run before it; `later`: those that may run after it;
+    `written_anywhere`: the arrays the function writes into."""
     if loop.orelse:
         return None, "it has an `else`"
     if any(isinstance(n, (gast.Return, gast.Yield)) for n in gast.walk(loop)):
@@ -309,7 +313,9 @@ def _carried(loop, params, before, later, enclosing):
         return None, "it carries no value"
     # what the loop only reads passes through it as well: the reverse sweep hands each
     # iteration their adjoints as they stand, which it adds to in the loop's own order
-    through = sorted((_loaded(body) & bound) - stored - written - {i})
+    # (not an array the function writes elsewhere: one name per written array, and the
+    # loop's result would be another; it is an argument of the helpers all the same)
+    through = sorted((_loaded(body) & bound) - stored - written - {i} - written_anywhere)
     return (carried, through), None
 
 
