@@ -75,6 +75,17 @@ def smoothed_rows(m, out):
     return np.sum(out * out)
 
 
+def checked_sums(x, a):
+    """A `raise` in the loop: its sweeps stay serial (Numba's parallel loops lose it)."""
+    acc = 0.0
+    for i in prange(a.shape[0]):
+        if a[i] > 10.0:
+            raise ValueError("too big")
+        for j in range(3):
+            acc += a[i] * x * j
+    return acc
+
+
 parallel_weighted_sines = numba.njit(parallel=True)(weighted_sines)
 
 

@@ -106,6 +106,14 @@ def test_a_loop_that_writes_rows_of_its_own_gets_parallel_sweeps(fn, args, wrt):
     assert "rt.copy_rows(" in text and text.count("rt.prange(") == 2
 
 
+def test_a_loop_that_may_raise_runs_its_sweeps_serially():
+    g = srcad.grad(pf.checked_sums, wrt=(0, 1), jit=False)
+    assert_grad_close(g(0.5, X), fd_grad(pf.checked_sums, (0.5, X), (0, 1)))
+    assert "rt.prange(" not in srcad.source(g)
+    with pytest.raises(ValueError, match="too big"):
+        g(0.5, X + 20.0)
+
+
 def test_a_loop_that_writes_an_array_runs_its_sweeps_serially():
     g = srcad.grad(pf.squares_into, jit=False)
     g(X, np.zeros(9))

@@ -15,10 +15,12 @@ class LowerPrange:
     serial one does:
 
     - a name the body assigns is either private (assigned before it is read on every
-      path through an iteration) or a reduction
-      (`s += e`, `s -= e`, `s *= e`, with `s` read nowhere else in the body);
-    - an array the body writes is written at an index that involves `i`, and read only
-      at the indices it is written at.
+      path through an iteration) or a reduction (`s += e`, `s -= e`, `s *= e`, or
+      spelled out, `s = s + e`, with `s` read nowhere else in the body);
+    - an array the body writes is written at an index one of whose places is `i`
+      itself, or `i` plus or times a number (no two iterations write one element), and
+      read only at the indices it is written at;
+    - it does not leave early (`break` of its own, `return`).
 
     Anything else is a data race in the parallel primal, and is refused by name. The
     sweeps srcad makes of the loop run serially.
@@ -80,12 +82,13 @@ class LowerPrange:
         if not isinstance(loop.target, gast.Name):
             self.refuse(loop, "unpacks its loop variable", "loop over `prange(n)` by index")
         i = loop.target.id
-        if any(isinstance(n, (gast.Break, gast.Return)) for n in gast.walk(loop)):
+        if any(isinstance(n, gast.Return) for n in gast.walk(loop)) or _breaks(loop.body):
             self.refuse(loop, "can leave early (`break`, `return`)",
                         "make it a `range` loop, or compute every iteration")
         reductions = _reductions(loop.body)
         live = live_in(loop.body, {i})
-        for name in sorted(_stored(loop.body) - {i} - set(reductions)):
+        for name in sorted(_stored(loop.body) - {i} - set(reductions) -
+                           _comprehension_only(loop.body)):
             if name in live:
                 self.refuse(loop, f"carries `{name}` from one iteration to the next",
                             f"assign `{name}` before reading it in each iteration, or make "
@@ -103,6 +106,12 @@ class LowerPrange:
                 if i not in {n.id for n in gast.walk(w) if isinstance(n, gast.Name)}:
                     self.refuse(loop, f"writes `{array}` at an index that does not involve "
                                 f"`{i}`", f"write `{array}[{i}, ...]` only")
+                parts = w.elts if isinstance(w, gast.Tuple) else [w]
+                if not any(_one_to_one(p, i) for p in parts):
+                    self.refuse(loop, f"writes `{array}` at an index that two iterations may "
+                                f"share (`{array}[{_text(w)}]`)",
+                                f"index `{array}` by `{i}` itself (or `{i}` plus or times a "
+                                "number) in one of its places")
             for n in gast.walk(gast.Module(body=loop.body, type_ignores=[])):
                 if isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Load) and \
                         isinstance(n.value, gast.Name) and n.value.id == array:
@@ -132,21 +141,83 @@ def _stored(stmts):
 
 
 def _reductions(stmts):
-    """{name: [op class, ...]} for `name op= e` with op + - or *, and `name` stored
-    nowhere else."""
-    out = {}
+    """{name: [op class, ...]} for `name op= e` (or `name = name op e`, `name = e op
+    name` for + and *) with op + - or *, and `name` stored nowhere else."""
+    out, aug_targets = {}, set()
     for s in stmts:
         for n in gast.walk(s):
-            if isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name) and \
-                    isinstance(n.op, (gast.Add, gast.Sub, gast.Mult)):
+            target, op = _reduction(n)
+            if target is not None:
                 # a sum may add and subtract; a product only multiplies
-                op = gast.Add if isinstance(n.op, gast.Sub) else type(n.op)
-                out.setdefault(n.target.id, []).append(op)
-    aug_targets = {id(n.target) for s in stmts for n in gast.walk(s)
-                   if isinstance(n, gast.AugAssign)}
+                out.setdefault(target.id, []).append(gast.Add if op is gast.Sub else op)
+                aug_targets.add(id(target))
     other = {n.id for s in stmts for n in gast.walk(s) if isinstance(n, gast.Name)
              and isinstance(n.ctx, gast.Store) and id(n) not in aug_targets}
     return {k: v for k, v in out.items() if k not in other}
+
+
+def _reduction(n):
+    """(target name node, op class) if `n` is `s op= e` or `s = s op e` (`s = e op s`
+    for + and *) with op + - or *, `e` not reading `s`; else (None, None)."""
+    ops = (gast.Add, gast.Sub, gast.Mult)
+    if isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name) and \
+            isinstance(n.op, ops):
+        return n.target, type(n.op)
+    if isinstance(n, gast.Assign) and len(n.targets) == 1 and \
+            isinstance(n.targets[0], gast.Name) and isinstance(n.value, gast.BinOp) and \
+            isinstance(n.value.op, ops):
+        s, v = n.targets[0].id, n.value
+        for this, other in ((v.left, v.right), (v.right, v.left)):
+            if isinstance(this, gast.Name) and this.id == s and s not in _loads([other]) and \
+                    (this is v.left or not isinstance(v.op, gast.Sub)):
+                return n.targets[0], type(v.op)
+    return None, None
+
+
+def _text(node):
+    import ast
+    return ast.unparse(gast.gast_to_ast(node))
+
+
+def _breaks(stmts):
+    """Whether the statements leave their loop with `break` (not an inner loop's)."""
+    for s in stmts:
+        if isinstance(s, gast.Break):
+            return True
+        if isinstance(s, gast.If) and (_breaks(s.body) or _breaks(s.orelse)):
+            return True
+    return False
+
+
+def _comprehension_only(stmts):
+    """Names bound only as the variables of comprehensions and generator expressions
+    (their own scope in Python 3)."""
+    inside = {n.id for s in stmts for c in gast.walk(s) if isinstance(c, gast.comprehension)
+              for n in gast.walk(c.target) if isinstance(n, gast.Name)}
+    targets = {id(n) for s in stmts for c in gast.walk(s) if isinstance(c, gast.comprehension)
+               for n in gast.walk(c.target)}
+    elsewhere = {n.id for s in stmts for n in gast.walk(s) if isinstance(n, gast.Name) and
+                 isinstance(n.ctx, gast.Store) and id(n) not in targets}
+    return inside - elsewhere
+
+
+def _one_to_one(index, i):
+    """Whether distinct values of `i` surely give distinct values of `index`: `i`, `i`
+    plus or minus what does not involve it, a nonzero number times it, `-i`."""
+    if isinstance(index, gast.Name):
+        return index.id == i
+    if isinstance(index, gast.UnaryOp) and isinstance(index.op, (gast.USub, gast.UAdd)):
+        return _one_to_one(index.operand, i)
+    if isinstance(index, gast.BinOp) and isinstance(index.op, (gast.Add, gast.Sub)):
+        left, right = (i in _loads([index.left])), (i in _loads([index.right]))
+        return (_one_to_one(index.left, i) and not right) or \
+            (_one_to_one(index.right, i) and not left)
+    if isinstance(index, gast.BinOp) and isinstance(index.op, gast.Mult):
+        for this, other in ((index.left, index.right), (index.right, index.left)):
+            if isinstance(other, gast.Constant) and isinstance(other.value, int) and \
+                    other.value != 0 and _one_to_one(this, i):
+                return True
+    return False
 
 
 def _reads(stmts, name):
