@@ -380,13 +380,14 @@ def test_complex_family_programs():
 
 
 def test_the_complex_family_leaves_the_other_programs_as_they_were():
-    # digests of seeds 0-149 as the generator wrote them before the family existed
+    # digests of seeds 0-149 as the generator wrote them before the family existed (and
+    # before it wrote `prange` loops, which avoiding them gives back)
     wanted = {(): "fbe0313b69c932ee7094d6e1d89e1e94ebc8694a0039b80276f5aa9f353b6937",
               (True,): "c3a0b087410085f4c002386863b2a553462c2f64fe261180bce6e998b186a18f"}
     for key, want in wanted.items():
         digest = hashlib.sha256()
         for seed in range(150):
-            source, spec = grammar.generate(seed, in_place=bool(key))
+            source, spec = grammar.generate(seed, avoid=("prange",), in_place=bool(key))
             digest.update(source.encode())
             digest.update(repr(spec).encode())
         assert digest.hexdigest() == want, f"in_place={bool(key)}"

@@ -31,11 +31,20 @@ the grammar generator: they write their result into argument `a` and return noth
 are checked through `srcad.vjp(f, ..., out=a)` and `srcad.jvp(..., out=a)` against a's
 final contents and the finite differences of their sum times a random cotangent.
 
+Programs with `numba.prange` loops (`from numba import prange`, which is `range` in plain
+Python) are checked the same way, their primal within rounding of f's (srcad and Numba
+may add up a parallel loop's sums in another order), and Numba's reference compiles them
+with `parallel=True`.  A program whose header says `; carried: i7` has a prange loop over
+`i7` that carries a dependence between iterations (a data race in parallel): srcad must
+refuse it with a SrcadError naming that loop's line, which is its "ok"; a gradient of it
+is WRONG, and a refusal of anything else is REFUSED.
+
 Outcomes: ok, skipped (every input tried was near a kink), REFUSED (SrcadError on a
-program the generator believes supported), WRONG (a gradient, jvp or primal mismatch, or
-an exception unlike f's), CRASH (any other exception, `srcad.errors.InternalError`
-included).  Each non-ok, non-skipped program is written to the output folder; `--minimize`
-shrinks one of them (see `srcad.fuzz.shrink`).
+program the generator believes supported, a dependence-free prange loop included), WRONG
+(a gradient, jvp or primal mismatch, an exception unlike f's, or a carried dependence not
+refused), CRASH (any other exception, `srcad.errors.InternalError` included).  Each
+non-ok, non-skipped program is written to the output folder; `--minimize` shrinks one of
+them (see `srcad.fuzz.shrink`).
 """
 
 import argparse
@@ -63,6 +72,7 @@ from srcad.fuzz.compare import (
     primal_mismatch,
     show,
     split,
+    sums_reassociated,
     value_of,
 )
 
@@ -149,6 +159,8 @@ class Result:
 
 
 _OUT = re.compile(r"; out: (\w+)\s*$")
+_CARRIED = re.compile(r"; carried: (\w+)")
+_PRANGE = re.compile(r"\bprange\(")
 
 
 def parse_out(line):
@@ -159,6 +171,62 @@ def parse_out(line):
         return None
     names = arg_names(parse_header(line)[2])
     return names.index(match[1])
+
+
+def parse_carried(line):
+    """The variable of the prange loop that carries a dependence between iterations, from
+    a program's header line; None when it has none."""
+    match = _CARRIED.search(line)
+    return match[1] if match else None
+
+
+def has_prange(source):
+    """Whether the program has `prange` loops (whose sums srcad may reassociate)."""
+    return bool(_PRANGE.search(source))
+
+
+def prange_line(source, index):
+    """The line number of `for <index> in ...prange(...):` in `source`, or None."""
+    loop = re.compile(rf"^\s*for {index} in .*\bprange\(")
+    return next((k for k, line in enumerate(source.splitlines(), 1) if loop.match(line)),
+                None)
+
+
+_WHERE = re.compile(r"\.py:(\d+): ")
+
+
+def refused_loop(source, index, f, spec, rng, jits, out=None):
+    """(outcome, detail) for a program whose prange loop over `index` carries a
+    dependence: OK when srcad refuses it by a SrcadError that names the loop's line, for
+    every setting of jit; REFUSED for another refusal; WRONG when srcad differentiates the
+    loop instead."""
+    import srcad
+
+    line = prange_line(source, index)
+    args = _inputs(rng, spec)
+    wrt = tuple(range(len(args)))
+    for jit in jits:
+        options = {"wrt": wrt, "jit": jit, "on_jit_error": "raise"}
+        try:
+            if out is None:
+                srcad.value_and_grad(f, **options)(*copies(args))
+            else:
+                srcad.vjp(f, *copies(args), out=out, **options)
+        except srcad.errors.InternalError:
+            raise
+        except srcad.SrcadError as exc:
+            text = f"{type(exc).__name__}: {exc}"
+            where = _WHERE.search(str(exc))
+            if "prange" in str(exc) and where and int(where[1]) == line:
+                continue
+            return REFUSED, text
+        except Exception as exc:  # noqa: BLE001  (it ran the loop: a check of f's fired)
+            if not kernels.from_check(exc, f):
+                raise
+        return WRONG, (f"jit={jit}: differentiated the prange loop over `{index}` (line "
+                       f"{line}), which carries a dependence between iterations, instead "
+                       "of refusing it")
+    return OK, f"refused the prange loop over `{index}` (line {line}), as it must"
 
 
 def load(source, name, folder):
@@ -306,17 +374,19 @@ def check_program(f, spec, rng, jits, reference=None, out=None, notes=None):
 
 def numba_reference(source, name, folder, out=None):
     """A function of args giving `numba.njit(f)(*args)` (for an in-place kernel, the final
-    contents of argument `out`), every function of the module compiled by Numba; it gives
-    None where Numba cannot compile or run f."""
+    contents of argument `out`), every function of the module compiled by Numba, with
+    `parallel=True` where it has prange loops; it gives None where Numba cannot compile or
+    run f."""
     import numba
 
     try:
         module = load(source, name, folder)
     finally:
         sys.modules.pop(name, None)
+    jit = numba.njit(parallel=True) if has_prange(source) else numba.njit
     for key, value in list(vars(module).items()):
         if isinstance(value, types.FunctionType) and value.__module__ == name:
-            setattr(module, key, numba.njit(value))
+            setattr(module, key, jit(value))
     state = {"broken": False}
 
     def reference(args):
@@ -336,7 +406,8 @@ def numba_reference(source, name, folder, out=None):
 def check_source(source, seed, shapes, jit=False, folder=None, name=None, out=None):
     """Check the program `source` (defining f with the arguments of `shapes`, a spec or
     the (n, rows) of a `programs` program; writing its result into argument `out` if that
-    is not None) with inputs drawn from `seed`."""
+    is not None) with inputs drawn from `seed`; a program whose header names a carried
+    prange loop must be refused there (`refused_loop`)."""
     import srcad
 
     jits = (False, True) if jit else (False,)
@@ -344,11 +415,18 @@ def check_source(source, seed, shapes, jit=False, folder=None, name=None, out=No
     folder = folder or tempfile.mkdtemp(prefix="srcad-fuzz-")
     name = name or f"srcad_fuzz_prog_{seed}"
     notes = []
+    carried = parse_carried(source.splitlines()[0])
     try:
         module = load(source, name, folder)
-        reference = numba_reference(source, name + "_njit", folder, out) if jit else None
         rng = np.random.default_rng(seed)
-        outcome, detail = check_program(module.f, shapes, rng, jits, reference, out, notes)
+        if carried is not None:
+            outcome, detail = refused_loop(source, carried, module.f, as_spec(shapes), rng,
+                                           jits, out)
+        else:
+            reference = numba_reference(source, name + "_njit", folder, out) if jit else None
+            with sums_reassociated(has_prange(source)):
+                outcome, detail = check_program(module.f, shapes, rng, jits, reference, out,
+                                                notes)
     except srcad.errors.InternalError:  # a SrcadError, but a bug in srcad
         outcome, detail = CRASH, traceback.format_exc()
     except srcad.SrcadError as exc:
@@ -418,7 +496,8 @@ def _parser():
                         help="grammar only: comma-separated constructs to leave out while a "
                              "known bug in them is fixed (neg-base, sum-list, zero-singular, "
                              "one-item, swap-twice, complex-aug), or recent ones (matrix, "
-                             "int-index, tuple-index, mask, extremum, raise, swap, idioms; "
+                             "int-index, tuple-index, mask, extremum, raise, swap, idioms, "
+                             "prange; "
                              "avoiding them all gives the programs of seeds before they were "
                              "added)")
     parser.add_argument("--in-place", action="store_true",
@@ -428,7 +507,9 @@ def _parser():
     parser.add_argument("--family", default="",
                         help="grammar only: comma-separated families of constructs drawn "
                              "only when asked for (complex: complex arguments and "
-                             "intermediates, checked along real and imaginary parts)")
+                             "intermediates, checked along real and imaginary parts; "
+                             "prange: prange loops for most loops, carried dependences more "
+                             "often, and spellings srcad once refused or missed)")
     parser.add_argument("--jit-every", type=int, default=5,
                         help="also check jit=True on every K-th program (0: never)")
     parser.add_argument("--check-passes", action="store_true",

@@ -1,10 +1,14 @@
 """How `srcad.fuzz` compares srcad with the function: central finite differences, floats
-bit for bit or within a few ulps, and a primal value against f's own and Numba's.
+bit for bit or within a few ulps, and a primal value against f's own and Numba's.  In a
+program with `prange` loops (`sums_reassociated`), sums may be added up in another order,
+as Numba's parallel reductions do, and a primal value is kept within `REASSOCIATED_RTOL`.
 
 A complex argument `z = x + iy` counts as two real coordinates, its real parts and then its
 imaginary parts: finite differences step along each, and srcad's gradient `g` (JAX's
 convention, `dL/dx - i dL/dy`) is laid out as `(Re g, -Im g)`, so that both read
 `(dL/dx, dL/dy)` and a tangent `(tx, ty)` is the complex tangent `tx + i ty`."""
+
+import contextlib
 
 import numpy as np
 
@@ -13,6 +17,21 @@ FD_RTOL = 1e-5       # gradient vs finite differences
 KINK_RTOL = 1e-4     # finite differences at h and h/10 must agree this well
 JVP_RTOL = 1e-8      # forward mode vs reverse mode
 ULPS = 4             # jit=True value vs f where Numba cannot compile f
+REASSOCIATED_RTOL = 1e-9   # primal vs f where a prange loop's sums may be reassociated
+
+_reassociated = [False]
+
+
+@contextlib.contextmanager
+def sums_reassociated(on=True):
+    """Within the block, `primal_mismatch` accepts a value that differs from f's (or
+    Numba's) by rounding: srcad adds up the sums of a parallel loop's iterations in
+    stretches (`checkpoint_loops.parallel_sweeps`), as Numba's parallel reductions do."""
+    saved, _reassociated[0] = _reassociated[0], on
+    try:
+        yield
+    finally:
+        _reassociated[0] = saved
 
 
 def copies(args):
@@ -104,6 +123,9 @@ def within_ulps(a, b, ulps=ULPS, floor=0.0):
 def primal_mismatch(jit, got, value, want, where, what):
     """None when `got` (srcad's value) keeps f's `value`, else what is wrong.  `want` is
     Numba's value of f with jit, None where Numba cannot compile f."""
+    if _reassociated[0] and (close(got, value, REASSOCIATED_RTOL) or
+                             want is not None and close(got, want, REASSOCIATED_RTOL)):
+        return None
     if not jit:
         if same_bits(got, value):
             return None

@@ -22,8 +22,11 @@ literals as indices, read and written (`a[[i, j]]`, `m[[0, k]] = m[[k, 0]]`,
 boolean masks in reductions and writes (`np.sum(a[a > c])`, `w[w < c] *= 0.5`, a mean
 guarded against an empty selection, "mask"), Python's `max`/`min` of one iterable
 (`min((e for v in a if c), default=d)`, "extremum"), `raise` and `assert` checks, some of
-which fire on some inputs ("raise"), and buffers swapped in a loop (`u, w = w, u`,
-"swap").  `generate(seed, avoid=RECENT)` writes the program the generator wrote for that
+which fire on some inputs ("raise"), buffers swapped in a loop (`u, w = w, u`,
+"swap"), and `numba.prange` loops whose iterations only read what was bound before them,
+add into sums and write the elements they own, now and then one that carries a
+dependence between iterations instead, which srcad must refuse (`parallel_loops`,
+"prange").  `generate(seed, avoid=RECENT)` writes the program the generator wrote for that
 seed before these were added.  `generate(seed, in_place=True)` writes an in-place kernel
 instead: `a` is always an argument, and f writes its result into it and returns nothing.
 
@@ -39,7 +42,9 @@ for (`FAMILIES`; the other programs stay as they were): "complex" adds complex a
 `c` and `q` and complex intermediates (literals, arithmetic mixing real and complex
 values, powers, np.exp log sqrt and the trigonometric functions, parts, moduli and
 angles, Fourier transforms, element writes in loops), checked along the real and
-imaginary parts of the complex arguments (`complex_values`).
+imaginary parts of the complex arguments (`complex_values`); "prange" draws prange loops
+for most loops, carried dependences more often, and the spellings srcad refuses or misses
+today (`parallel_loops`).
 
 `avoid` names constructs to leave out while a known bug in them is being fixed:
 "neg-base" (a negative literal as the base of `**`), "sum-list" (`np.sum` of a list
@@ -56,7 +61,7 @@ The generator, leaves first: `trees` (tree builders, the interval-carrying `V`, 
 bounds), `atoms` (literals, names, array reads and reductions), `bounded` (squashed,
 positive and nonzero expressions), `exprs` (every operator and call, and tests),
 `selections` (the recent expressions), `writes` (the recent statements), `idioms`,
-`complex_values` (the "complex" family), `statements`
+`complex_values` (the "complex" family), `parallel_loops` (prange loops), `statements`
 (assignments, branches, loops) and `program` (the module and `generate`).
 """
 

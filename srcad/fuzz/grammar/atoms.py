@@ -113,7 +113,7 @@ class Atoms:
 
     def atom(self):
         r = self.rng
-        if self.families and self.chance(COMPLEX_ATOM):
+        if "complex" in self.families and self.chance(COMPLEX_ATOM):
             v = self.complex_atom()
             if v is not None:
                 return v

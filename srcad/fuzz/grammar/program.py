@@ -1,7 +1,8 @@
 """A grammar program: module constants, the function `f(x, y, z[, a][, m])` and its body,
 printed as PEP 8 source with a header line naming the seed and the arguments.  An in-place
 program (`in_place=True`) always has `a`, writes its result into it and returns nothing;
-its header ends with `; out: a`."""
+its header ends with `; out: a`.  A program whose `prange` loop over `i7` carries a
+dependence between iterations, which srcad must refuse, says so with `; carried: i7`."""
 
 import ast
 import random
@@ -52,12 +53,13 @@ def generate(seed, avoid=(), in_place=False, families=()):
         body.append(_final_write(g))
     else:
         body.append(ast.Return(g.complex_result(_final(g)) if g.complex_on else _final(g)))
-    module = _module(consts, spec, body, g.global_assignments())
+    module = _module(consts, spec, body, g.global_assignments(), g.uses_prange)
     if "neg-base" in avoid:
         module = _FoldNegativeBases(consts).visit(module)
     ast.fix_missing_locations(module)
     text = ast.unparse(module)
-    out = "; out: a" if in_place else ""
+    out = (f"; carried: {g.carried_loop}" if g.carried_loop else "") + \
+        ("; out: a" if in_place else "")
     header = f"# srcad grammar program, seed {seed}, args: {format_spec(spec)}{out}\n"
     return _layout(header + text) + "\n", tuple(spec)
 
@@ -102,15 +104,16 @@ def _local_arrays(g):
     return body
 
 
-def _module(consts, spec, body, arrays=()):
-    """The module: imports, the constants (module-level arrays too), and `def f(<the names
-    in spec>): <body>`."""
+def _module(consts, spec, body, arrays=(), prange=False):
+    """The module: imports (`from numba import prange` if f has prange loops), the
+    constants (module-level arrays too), and `def f(<the names in spec>): <body>`."""
     args = ast.arguments(posonlyargs=[], args=[ast.arg(entry[0]) for entry in spec],
                          kwonlyargs=[], kw_defaults=[], defaults=[])
     fn = ast.FunctionDef(name="f", args=args, body=body, decorator_list=[], returns=None,
                          type_params=[])
     return ast.Module([ast.Import([ast.alias("math")]),
                        ast.Import([ast.alias("numpy", "np")])]
+                      + [ast.ImportFrom("numba", [ast.alias("prange")], 0)] * prange
                       + [ast.Assign([ast.Name(k, ast.Store())], num(v))
                          for k, v in consts.items()] + list(arrays) + [fn], [])
 
@@ -213,5 +216,7 @@ def format_spec(spec):
 
 def _layout(text):
     """PEP 8 blank lines around the function."""
-    text = text.replace("import numpy as np\n", "import numpy as np\n\n", 1)
+    last = "from numba import prange\n" if "from numba import prange\n" in text else \
+        "import numpy as np\n"
+    text = text.replace(last, last + "\n", 1)
     return re.sub(r"\n+def ", "\n\n\ndef ", text)

@@ -1,14 +1,15 @@
 """Statements of a grammar program's body: assignments of every kind, writes into arrays,
 branches, loops and jumps, each keeping the bounds of the names it binds (the recent forms
-of statements, which `stmt` draws too, are in `writes`)."""
+of statements, which `stmt` draws too, are in `writes`, and `prange` loops in
+`parallel_loops`)."""
 
 import ast
 
-from srcad.fuzz.grammar.complex_values import ComplexValues
+from srcad.fuzz.grammar.parallel_loops import ParallelLoops
 from srcad.fuzz.grammar.trees import LIMIT, LOOP_BOUND, V, binop, call, mul_iv, num, pow_iv, ref
 
 
-class Body(ComplexValues):
+class Body(ParallelLoops):
     """Statements of one function body; names rebound in branches and loops keep the
     interval of every value they may hold.  With `in_place`, returns return nothing."""
 
@@ -57,7 +58,9 @@ class Body(ComplexValues):
                  ("jump", 2 if self.loop_depth else 0), ("intvar", 1), ("parallel", 2),
                  ("multi", 1), ("flag", 1), ("write", 3 if self.writable else 0)]
         forms += self.recent_statements(d) + self.idiom_statements(d) + \
-            self.complex_statements(d)
+            self.complex_statements(d) + [("prange", self.prange_weight(d))]
+        if self.prange is not None:
+            forms = self.prange_forms(forms)
         form = r.choices([f for f, _ in forms], [w for _, w in forms])[0]
         return getattr(self, "_s_" + form)(d)
 
@@ -104,11 +107,13 @@ class Body(ComplexValues):
     def _s_aug(self, d):
         """`acc += e` into a loop accumulator, or `v op= e` for a name it keeps in bounds."""
         r = self.rng
-        if self.carried is not None and self.accs and r.random() < 0.6:
-            name = self.pick(sorted(self.accs))
-            inc = self.squashed(self.expr(2), self.accs[name])
-            op = r.choice([ast.Add(), ast.Sub()])
-            return [ast.AugAssign(ast.Name(name, ast.Store()), op, inc.node)]
+        accs = self.addable()
+        if self.carried is not None and accs and r.random() < 0.6:
+            name = self.pick(sorted(accs))
+            step, op, _ = accs[name]
+            inc = self.squashed(self.expr(2), step)
+            op = op() if op else r.choice([ast.Add(), ast.Sub()])
+            return [self.add_into(name, op, inc)]
         names = [n for n in self.floats_to_rebind() if n not in self.accs]
         if not names:
             return self._s_new(d)
@@ -268,11 +273,15 @@ class Body(ComplexValues):
         carried = self._enter_loop(accs, trips, index)
         if self.recent:
             self.widen_writable()
+        if self.prange is not None:
+            self.prange.inner.append(trips)
         self.loop_depth += 1
         self.nesting += 1
         body = self.block(d - 1)
         self.nesting -= 1
         self.loop_depth -= 1
+        if self.prange is not None:
+            self.prange.inner.pop()
         self.ints = ints_before
         self.forget_new(scope)
         self.carried, self.accs = saved_carried, saved_accs
@@ -295,10 +304,12 @@ class Body(ComplexValues):
 
     def _enter_loop(self, accs, trips, index):
         """Bind the names as a loop body of `trips` trips sees them, and return the
-        loop-carried ones: every float name bounded by LOOP_BOUND."""
+        loop-carried ones: every float name bounded by LOOP_BOUND (in a prange body, only
+        those it bound)."""
         carried = {}
+        outer = self.prange.outer if self.prange is not None else ()
         for name, (lo, hi) in self.floats.items():
-            if -LOOP_BOUND <= lo and hi <= LOOP_BOUND:
+            if -LOOP_BOUND <= lo and hi <= LOOP_BOUND and name not in outer:
                 carried[name] = (-LOOP_BOUND, LOOP_BOUND)
         self.carried = dict(carried)
         self.accs = accs
@@ -399,9 +410,11 @@ class Body(ComplexValues):
         return self._loop([init], make, trips, d, index=(k, (1, trips)))
 
     def _s_jump(self, d):
-        """`if c: break`, `continue`, or an early `return` from inside the loop."""
+        """`if c: break`, `continue`, or an early `return` from inside the loop; in a
+        prange body, `continue` (`jump_in_prange`)."""
         roll = self.rng.random()
-        body = [ast.Break() if roll < 0.4 else ast.Continue() if roll < 0.8
+        body = [self.jump_in_prange() if self.prange is not None else
+                ast.Break() if roll < 0.4 else ast.Continue() if roll < 0.8
                 else self.early_return()]
         return [ast.If(self.cond(2), body, [])]
 

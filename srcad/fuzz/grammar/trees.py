@@ -7,10 +7,10 @@ import math
 LIMIT = 6.0          # bound on |value| of an expression before it is squashed
 LOOP_BOUND = 4.0     # bound on a value rebound inside a loop
 RECENT = ("matrix", "int-index", "tuple-index", "mask", "extremum", "raise", "swap",
-          "idioms")
+          "idioms", "prange")
 """Constructs added to the generator after it ran its first 10,000 programs; avoiding all
 of them gives the programs it wrote before, seed for seed."""
-FAMILIES = ("complex",)
+FAMILIES = ("complex", "prange")
 """Families of constructs drawn only when asked for (`generate(seed, families=...)`): the
 programs of the other families stay as they were, seed for seed."""
 AVOIDABLE = ("neg-base", "sum-list", "zero-singular", "one-item", "swap-twice",
