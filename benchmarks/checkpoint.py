@@ -113,7 +113,9 @@ def runs_per_iteration(trip, limit, state_bytes, iteration_bytes):
 
 
 def _spawn(case, limit, quick, cache):
-    env = dict(os.environ, SRCAD_CACHE_DIR=cache)
+    # glibc's malloc otherwise keeps the arrays the warm-up freed (its mmap threshold
+    # grows to the largest it has freed), and the timed call's growth would not show
+    env = dict(os.environ, SRCAD_CACHE_DIR=cache, MALLOC_MMAP_THRESHOLD_="65536")
     env.pop("SRCAD_TAPE_LIMIT", None)
     cmd = [sys.executable, "-m", "benchmarks.checkpoint", "--one", case, str(limit)]
     if quick:
