@@ -53,9 +53,7 @@ def _binomial(n, k):
 def _split(n, s):
     """The length of the right part when `n > 1` iterations are reversed with `s >= 1`
     snapshots (one of them keeping the start)."""
-    t = 1
-    while _binomial(s + t, s) < n:
-        t += 1
+    t = forward_runs(n, s)
     right = _binomial(s - 1 + t, s - 1)
     return min(right, n - 1)
 
@@ -110,24 +108,50 @@ def revolve_next(sched):
 
 
 @register_jitable(cache=True)
+def forward_runs(n, s):
+    """The most times the schedule runs an iteration forward untaped when `n` of them are
+    reversed with `s` snapshots: the least `t` with `binomial(s + t, s) >= n`."""
+    t = 1
+    while _binomial(s + t, s) < n:
+        t += 1
+    return t
+
+
+@register_jitable(cache=True)
 def checkpoint_plan(limit, state_bytes, iteration_bytes, trip):
     """(iterations per block, blocks, snapshots) for a loop of `trip` iterations whose
     carried state takes `state_bytes` bytes and whose iterations each tape about
     `iteration_bytes`, within `limit` bytes.
 
-    The schedule reverses blocks of iterations, each taped as a whole: fewer, longer
-    steps for the schedule when the tape of an iteration is small. Half the limit goes
-    to the tape of one block, the rest to snapshots; at least one iteration and one
-    snapshot, whatever they take (and when the tape of one iteration is over the limit
-    already, the limit's worth of snapshots beside it)."""
+    The schedule reverses blocks of iterations, each taped as a whole: the tape of one
+    block and the snapshots share the limit. Of the block lengths 1, 2, 4, ... that
+    leave room for a snapshot, the one whose schedule runs an iteration forward the
+    fewest times (`forward_runs`), the longest of those: fewer, longer steps for the
+    schedule when the tape of an iteration is small, more snapshots when the state is
+    small beside it. At least one iteration and one snapshot, whatever they take (when
+    the tape of one iteration is over the limit already, the limit's worth of snapshots
+    beside it)."""
     size, per_iteration = max(1, state_bytes), max(1, iteration_bytes)
-    block = max(1, min(trip, (limit // 2) // per_iteration))
+    best, best_runs, block = 1, -1, 1
+    while True:
+        room = limit - block * per_iteration
+        if room < size and block > 1:
+            break
+        if room < size:  # one iteration's tape alone is over the limit: snapshots get it
+            room = limit
+        blocks = (trip + block - 1) // block
+        runs = forward_runs(blocks, max(1, min(blocks, room // size)))
+        if best_runs < 0 or runs <= best_runs:
+            best, best_runs = block, runs
+        if block >= trip:
+            break
+        block *= 2
+    block = min(best, max(1, trip))
     blocks = (trip + block - 1) // block
     room = limit - block * per_iteration
-    if room < size:  # one iteration's tape alone is over the limit: the snapshots get it
+    if room < size:
         room = limit
-    snaps = max(1, min(blocks, room // size))
-    return block, blocks, snaps
+    return block, blocks, max(1, min(blocks, room // size))
 
 
 @register_jitable(cache=True)
