@@ -75,6 +75,16 @@ def smoothed_rows(m, out):
     return np.sum(out * out)
 
 
+def tuple_loop_inside(x, a):
+    """An inner loop over a tuple runs: its variable is the iteration's own after it."""
+    acc = 0.0
+    for i in prange(a.shape[0]):
+        for v in (x, a[i], 2.0):
+            v = 0.5 * math.atan(v + i)
+        acc += math.sin(v) * a[i]
+    return acc
+
+
 def checked_sums(x, a):
     """A `raise` in the loop: its sweeps stay serial (Numba's parallel loops lose it)."""
     acc = 0.0

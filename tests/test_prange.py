@@ -106,6 +106,11 @@ def test_a_loop_that_writes_rows_of_its_own_gets_parallel_sweeps(fn, args, wrt):
     assert "rt.copy_rows(" in text and text.count("rt.prange(") == 2
 
 
+def test_the_variable_of_an_inner_loop_over_a_tuple_is_not_carried():
+    got = srcad.grad(pf.tuple_loop_inside, wrt=(0, 1), jit=False)(0.7, X)
+    assert_grad_close(got, fd_grad(pf.tuple_loop_inside, (0.7, X), (0, 1)))
+
+
 def test_a_loop_that_may_raise_runs_its_sweeps_serially():
     g = srcad.grad(pf.checked_sums, wrt=(0, 1), jit=False)
     assert_grad_close(g(0.5, X), fd_grad(pf.checked_sums, (0.5, X), (0, 1)))

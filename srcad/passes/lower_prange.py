@@ -249,6 +249,8 @@ def live_in(stmts, assigned=frozenset()):
             live |= _loads([s.iter if isinstance(s, gast.For) else s.test]) - assigned
             inner = assigned | (_stored([s.target]) if isinstance(s, gast.For) else set())
             live |= live_in(s.body, inner)
+            if _runs(s):
+                assigned = _assigned_after(s.body, inner)
         elif isinstance(s, gast.AugAssign):
             live |= (_loads([s.value, s.target]) | _stored([s.target])) - assigned
         elif isinstance(s, gast.Assign):
@@ -268,7 +270,18 @@ def _assigned_after(stmts, assigned):
             assigned = _assigned_after(s.body, assigned) & _assigned_after(s.orelse, assigned)
         elif isinstance(s, gast.Assign):
             assigned |= _stored(s.targets)
+        elif _runs(s):
+            assigned = _assigned_after(s.body, assigned | _stored([s.target]))
     return assigned
+
+
+def _runs(loop):
+    """Whether `loop` surely runs its body to the end at least once: a `for` over a
+    tuple or list written out with items, and no `break` or `continue` in it."""
+    return isinstance(loop, gast.For) and isinstance(loop.iter, (gast.Tuple, gast.List)) \
+        and bool(loop.iter.elts) and not any(
+            isinstance(n, (gast.Break, gast.Continue)) for n in gast.walk(
+                gast.Module(body=loop.body, type_ignores=[])))
 
 
 def _loads(nodes):
