@@ -250,7 +250,7 @@ def live_in(stmts, assigned=frozenset()):
             inner = assigned | (_stored([s.target]) if isinstance(s, gast.For) else set())
             live |= live_in(s.body, inner)
             if _runs(s):
-                assigned = _assigned_after(s.body, inner)
+                assigned = _assigned_after([s], assigned)
         elif isinstance(s, gast.AugAssign):
             live |= (_loads([s.value, s.target]) | _stored([s.target])) - assigned
         elif isinstance(s, gast.Assign):
@@ -270,18 +270,19 @@ def _assigned_after(stmts, assigned):
             assigned = _assigned_after(s.body, assigned) & _assigned_after(s.orelse, assigned)
         elif isinstance(s, gast.Assign):
             assigned |= _stored(s.targets)
-        elif _runs(s):
-            assigned = _assigned_after(s.body, assigned | _stored([s.target]))
+        elif _runs(s):  # its variable surely; its body, if it runs to its end
+            assigned |= _stored([s.target])
+            if not any(isinstance(n, (gast.Break, gast.Continue)) for n in gast.walk(
+                    gast.Module(body=s.body, type_ignores=[]))):
+                assigned = _assigned_after(s.body, assigned)
     return assigned
 
 
 def _runs(loop):
-    """Whether `loop` surely runs its body to the end at least once: a `for` over a
-    tuple or list written out with items, and no `break` or `continue` in it."""
+    """Whether `loop` surely runs at least once: a `for` over a tuple or list written out
+    with items."""
     return isinstance(loop, gast.For) and isinstance(loop.iter, (gast.Tuple, gast.List)) \
-        and bool(loop.iter.elts) and not any(
-            isinstance(n, (gast.Break, gast.Continue)) for n in gast.walk(
-                gast.Module(body=loop.body, type_ignores=[])))
+        and bool(loop.iter.elts)
 
 
 def _loads(nodes):
