@@ -17,8 +17,8 @@ from srcad.fuzz import checker, compare, grammar
 from tests.fd import assert_grad_close, fd_grad
 
 RATE_SEEDS = range(300)
-# a refusal srcad makes of valid prange loops today (see test_an_argument_written_before_
-# a_parallel_loop below): the only one a dependence-free program may meet
+# srcad's one refusal a dependence-free program may meet: a write into an array while a
+# view of it is still read (conservative; its hint asks for a copy)
 KNOWN_REFUSAL = "is written element by element while"
 
 
@@ -94,7 +94,7 @@ def test_dependence_free_prange_programs_differentiate():
            r.outcome == fuzz.REFUSED and KNOWN_REFUSAL not in r.detail]
     assert not bad, "\n\n".join(f"seed {r.seed}: {r.outcome}\n{r.detail}\n{r.source}"
                                 for r in bad)
-    assert sum(r.outcome == fuzz.OK for r in results) >= 24
+    assert sum(r.outcome == fuzz.OK for r in results) >= 28
 
 
 def test_carried_prange_loops_are_refused_by_line():
