@@ -22,7 +22,7 @@ CASES = [
     (pf.squares_into, (X, np.zeros(9)), 0),
     (pf.pair_energy, (POS,), 0),
     (pf.rows_scaled, (M, 0.3), (0, 1)),
-    (pf.pair_forces, (POS, 0.8), (0, 1)),
+    (pf.pair_forces, (POS,), 0),
     (pf.smoothed_rows, (M, RNG.uniform(0.5, 1.0, 4)), (0, 1)),
 ]
 

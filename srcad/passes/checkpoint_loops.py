@@ -468,6 +468,20 @@ def show_checkpointed(source):
     print("\n".join(to_source([n]).rstrip() for n in [fnode, *helpers.values()]))
 
 
+def _entry(carried, kinds, outs, snaps):
+    """The lines a checkpointing driver starts both sweeps with (every carried array
+    contiguous: one layout for Numba whatever the caller's arrays are, as snapshots are
+    copies), and those that make a stack of snapshots for each kept value in `snaps` (a
+    float that may start as an int, `acc = 0` then `acc += x`, typed as a float)."""
+    contiguous = "".join(f"{c} = np.ascontiguousarray({c})\n"
+                         for c, k in zip(carried, kinds) if k.ndim)
+    stacks = "".join(
+        f"{snaps[c]} = rt.snapshots({c}"
+        f"{' + 0.0' if not k.ndim and (k.is_float or out.is_float) else ''})\n"
+        for c, k, out in zip(carried, kinds, outs) if c in snaps)
+    return contiguous, stacks
+
+
 def sweeps(program, spec, limit):
     """The sweep pair of `<loop>(...)` (a "checkpoint" helper, `spec` its specialization):
     the binomial schedule of `srcad.runtime.checkpoints` run over `<loop>_steps`, whose
@@ -524,10 +538,6 @@ def sweeps(program, spec, limit):
 
     outs = getattr(taped.return_kind, "items", (taped.return_kind,))
 
-    def widened(j):  # a float that may start as an int (`acc = 0`, then `acc += x`)
-        k = kinds[len(params) - nc + j]
-        return " + 0.0" if not k.ndim and (k.is_float or outs[j].is_float) else ""
-
     state_bytes = " + ".join(f"rt.nbytes({c})" for c in state)
     arrays, numbers, nested = _pushes(taped.ctx, limit)
     biggest = [p for p, k in zip(params, kinds) if k.ndim]
@@ -535,15 +545,11 @@ def sweeps(program, spec, limit):
         f"{arrays} * max({', '.join(f'rt.nbytes({p})' for p in biggest)}, 0) + " \
         f"{8 * numbers + nested}"
     tape_items = [sched, act, k0, held, trip, block] + [snaps[c] for c in state]
-    # one layout for Numba, whatever the caller's arrays are: snapshots are copies (C)
-    contiguous = "".join(f"{c} = np.ascontiguousarray({c})\n" for j, c in enumerate(carried)
-                         if kinds[len(params) - nc + j].ndim)
+    contiguous, stacks = _entry(carried, kinds[len(params) - nc:], outs, snaps)
     fwd = (contiguous + f"{trip} = rt.range_len({lo}, {hi}, {step})\n"
            f"{block}, {blocks}, {snapshots} = rt.checkpoint_plan({int(budget)}, {state_bytes}, "
            f"{iteration_bytes}, {trip})\n"
-           f"{sched} = rt.revolve_start({blocks}, {snapshots})\n"
-           + "".join(f"{snaps[c]} = rt.snapshots({c}{widened(j)})\n"
-                     for j, c in enumerate(state))
+           f"{sched} = rt.revolve_start({blocks}, {snapshots})\n" + stacks
            + f"{held} = 0\n{act}, {k0}, {k1} = rt.revolve_next({sched})\n"
            f"while {act} != rt.YOUTURN and {act} != rt.DONE:\n"
            f"    if {act} == rt.TAKESHOT:\n" + keep(" " * 8)
@@ -742,18 +748,12 @@ def while_sweeps(program, spec, limit):
 
     outs = getattr(steps.return_kind, "items", (steps.return_kind,))
 
-    def widened(j):  # a float that may start as an int (`acc = 0`, then `acc += x`)
-        k = kinds[first + j]
-        return " + 0.0" if not k.ndim and (k.is_float or outs[j].is_float) else ""
-
     state_bytes = " + ".join(f"rt.nbytes({c})" for c in state)
-    contiguous = "".join(f"{c} = np.ascontiguousarray({c})\n" for j, c in enumerate(carried)
-                         if kinds[first + j].ndim)
+    contiguous, stacks = _entry(carried, kinds[first:], outs, snaps)
     tape_items = [trip, stride, held] + [snaps[c] for c in state]
     keep = f"        {held} += 1\n" + "".join(f"        rt.keep({snaps[c]}, {held}, {c})\n"
                                                 for c in state)
-    fwd = (contiguous + "".join(f"{snaps[c]} = rt.snapshots({c}{widened(j)})\n"
-                                for j, c in enumerate(state))
+    fwd = (contiguous + stacks
            + f"{room} = rt.while_room({limit // share // 2}, {state_bytes})\n"
            f"{trip}, {stride}, {held} = 0, 1, 0\n"
            f"{ok}, _ = {test.fwd_name}({call(test_params)})\n"
