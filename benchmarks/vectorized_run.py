@@ -31,7 +31,8 @@ from benchmarks import vectorized_peers as vp
 from benchmarks.vectorized_workloads import BY_KEY
 
 AGREE = 1e-8  # relative agreement with srcad's compiled gradient, at the timed size
-MODES = {"jit": True, "no-jit": False}
+MODES = {"jit": True, "no-jit": False, "auto": "auto"}
+SETTLE_S = 120.0  # how long the default (jit="auto") may run before it must have chosen
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -70,8 +71,20 @@ def srcad_run(w, mode, args):
     def run():
         value, grads = g(*args)
         return float(value), grads if isinstance(grads, tuple) else (grads,)
+    run.g = g
     return run
 
+
+def settled(run):
+    """`run` (an "auto" `srcad_run`) called until jit="auto" has chosen how to run its
+    module: "jit" or "no-jit" (or "undecided" after `SETTLE_S` seconds)."""
+    start = time.perf_counter()
+    while time.perf_counter() - start < SETTLE_S:
+        run()
+        compiled = run.g.last
+        if compiled.tiers is None:
+            return "jit" if compiled.jit else "no-jit"
+    return "undecided"
 
 def difference(result, ref):
     """The largest relative difference of `result` from `ref`: of the values, and of each
@@ -129,6 +142,11 @@ def run_workload(w, opts, active, cache):
     timers = {"primal": measure.Timer(lambda: w.fn(*args))}
     if ref is not None:
         timers["jit"] = measure.Timer(srcad_run(w, "jit", args))
+        if row["check"]["auto"] == "ok" and not opts.smoke:
+            auto = srcad_run(w, "auto", args)
+            log(f"{w.key}: the default (jit='auto') until it chooses")
+            row["auto"] = settled(auto)
+            timers["auto"] = measure.Timer(auto)
     others = {"no-jit": lambda: srcad_run(w, "no-jit", args)}
     others.update({p.name: functools.partial(p.prepare, w.key, args, w.wrt) for p in active})
     for name, prepare in others.items():
@@ -167,6 +185,7 @@ def _ratio(ms, a, b):
 
 
 def _faster(ms):
+    """Which of jit=True and jit=False ran faster, and by how much."""
     if "jit" not in ms or "no-jit" not in ms:
         return "-"
     fast, slow = ("jit", "no-jit") if ms["jit"] <= ms["no-jit"] else ("no-jit", "jit")
@@ -180,18 +199,19 @@ def _cell(row, name):
 
 
 def render(rows, peer_names, missing, opts):
-    tools = ["jit", "no-jit"] + peer_names
+    tools = ["jit", "no-jit", "auto"] + peer_names
     head = (["workload", "primal ms"] + [f"{t if t in peer_names else 'srcad ' + t} /primal"
                                          for t in tools]
             + [f"srcad jit /{p}" for p in ("autograd", "jax") if p in peer_names]
-            + ["faster srcad mode", "first call s jit", "first call s no-jit"])
+            + ["faster srcad mode", "auto keeps"] + [f"first call s {m}" for m in MODES])
     body, notes = [], []
     for r in rows:
         line = [f"{r['key']} {r['title']}", _sig(r["ms"]["primal"])]
         line += [_cell(r, t) for t in tools]
         line += [_sig(_ratio(r["ms"], "jit", p)) for p in ("autograd", "jax")
                  if p in peer_names]
-        line += [_faster(r["ms"])] + [_sig(r["first_s"].get(m)) for m in MODES]
+        line += [_faster(r["ms"]), r.get("auto", "-")]
+        line += [_sig(r["first_s"].get(m)) for m in MODES]
         body.append(line)
         notes += [f"{r['key']} {'srcad ' + t if t in MODES else t} FAIL: {c}"
                   for t, c in r["check"].items() if c != "ok"]
@@ -209,15 +229,18 @@ def _footnotes(rows, peer_names, missing, opts):
     out = [f"sizes: {opts.size}; times are medians of {opts.rounds} alternated rounds after "
            "warm-up. /primal = time of one value and gradient / time of the NumPy function "
            "itself (primal ms); srcad jit /peer = srcad jit=True's time / the peer's time.",
+           "srcad auto: the default, jit='auto', timed after it chose (auto keeps: the mode "
+           "it chose, having run plain, compiled, and timed both).",
            "faster srcad mode: jit (jit=True) or no-jit (jit=False), and by how much. "
            "first call s: from building the gradient to its first result in a fresh process "
-           "with an empty SRCAD_CACHE_DIR (transform, and for jit the Numba compilation).",
+           "with an empty SRCAD_CACHE_DIR (transform, and for jit the Numba compilation; "
+           "auto runs loop-free code plain at first).",
            "Checked before timing: srcad's gradients (both modes) against central finite "
            "differences at a small size; at the timed size srcad's value against NumPy's, "
            f"and every other tool's value and gradients against srcad jit's, to {AGREE:g} "
            "relative (to each gradient's largest entry)."]
     if opts.smoke:
-        out.append("--smoke does not measure first calls.")
+        out.append("--smoke does not measure first calls, nor the default once it chose.")
     if opts.no_peers:
         out.append("peers not run (--no-peers).")
     out += [f"{name}: not installed, skipped." for name in missing]

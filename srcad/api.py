@@ -207,7 +207,7 @@ class GradFunction:
         modes = sorted({mode for _, mode in self.compiled}) or ["rev"]
         plain = sum(c.fell_back for c in self.compiled.values())
         jit = ("jit" + (f" ({plain} fell back to plain Python)" if plain else "")
-               if self.jit else "jit=False")
+               if self.jit is True else "jit=False" if not self.jit else _auto(self.compiled))
         n = len(self.compiled)
         return (f"<srcad.{what} of {self.fsrc.name}({', '.join(self.params)}) wrt {wrt}: "
                 f"{'/'.join(modes)} mode, {jit}, {n} compiled specialization"
@@ -230,8 +230,12 @@ class GradFunction:
             args = self._bind(args, kwargs)
             fast = self.runner(args)
         self.last = fast.compiled
-        fast, (out, tape) = self.forward(fast, args)
-        grad = self.package(fast.reverse(args, tape, 1.0), args)
+        if fast.fused is not None:  # one pass, no tape
+            out, grads = fast.run(args)
+        else:
+            fast, (out, tape) = self.forward(fast, args)
+            grads = fast.reverse(args, tape, 1.0)
+        grad = self.package(grads, args)
         if self.with_value:
             return (out if type(out) is float else _plain(out)), grad
         return grad
@@ -354,8 +358,18 @@ def _like(g, arg):
     return complex(g) if isinstance(arg, complex) else float(g)
 
 
+def _auto(compiled):
+    """How `jit="auto"` runs each specialization so far, e.g. "jit='auto': 1 compiled, 1
+    plain Python, 1 deciding"."""
+    ways = [c.jit if c.tiers is None else "deciding" for c in compiled.values()]
+    counts = [(ways.count(w), name) for w, name in ((True, "compiled"), (False, "plain Python"),
+                                                   ("deciding", "deciding"))]
+    said = ", ".join(f"{n} {name}" for n, name in counts if n)
+    return "jit='auto'" + (f" ({said})" if said else "")
+
+
 def _decorator(with_value):
-    def make(f=None, wrt=0, *, jit=True, on_jit_error="warn", tape_limit=None):
+    def make(f=None, wrt=0, *, jit="auto", on_jit_error="warn", tape_limit=None):
         if on_jit_error not in ("warn", "raise"):
             raise SrcadError("on_jit_error must be 'warn' or 'raise'")
         if f is None:
@@ -373,7 +387,10 @@ grad.__doc__ = """The gradient of `f`'s scalar output with respect to `wrt`.
 `wrt` is a position or parameter name (a bare gradient) or a tuple of them (a tuple of
 gradients, in that order). Each gradient has its argument's type: a float for a float, a
 float64 array of the same shape for an array. `jit=True` compiles the generated forward
-and reverse sweeps with Numba; `jit=False` runs them as plain Python/NumPy. Works as
+and reverse sweeps with Numba; `jit=False` runs them as plain Python/NumPy; `jit="auto"`
+(the default) compiles sweeps with loops at once, and runs loop-free ones (vectorized
+NumPy) as plain Python until they have taken a second, then keeps whichever of the two
+runs faster (see `srcad.tiers`). Works as
 `@srcad.grad` (first argument) and `@srcad.grad(wrt=...)`.
 
 `tape_limit` (bytes, or a string such as "16MB"; default: the environment variable
@@ -389,7 +406,7 @@ value_and_grad.__name__ = "value_and_grad"
 value_and_grad.__doc__ = """Like `grad`, but returns `(value, gradient)` from one forward sweep."""
 
 
-def vjp(f, *primals, wrt=0, out=None, jit=True, on_jit_error="warn", tape_limit=None):
+def vjp(f, *primals, wrt=0, out=None, jit="auto", on_jit_error="warn", tape_limit=None):
     """`(out, pullback)`: `f(*primals)` and a function from a cotangent (shaped like
     `out`: a float, an array, or a tuple of them) to the cotangents of the `wrt`
     arguments (bare for a position or name, a tuple for a tuple).
@@ -429,6 +446,8 @@ def precompile(f, *example_args, wrt=0, modes=("rev",), out=None):
             if mode == "rev":
                 value, tape = runner.forward(args)
                 runner.reverse(args, tape, _ones_like(value))
+                if runner.fused is not None:  # what `grad` runs
+                    runner.run(args)
             else:
                 value = runner.jvp(args, tuple(_ones_like(args[i]) for i in g.positions))[0]
         if scalar or type(value) is not float or out is not None:
@@ -471,7 +490,7 @@ class Pullback:
                          "worker, or send a srcad.grad object")
 
 
-def jvp(f, primals, tangents, wrt=None, out=None, jit=True, on_jit_error="warn"):
+def jvp(f, primals, tangents, wrt=None, out=None, jit="auto", on_jit_error="warn"):
     """`(out, out_tangent)`: `f(*primals)` and its directional derivative, by forward mode
     (a source transformation of its own, compiled like the reverse sweeps).
 

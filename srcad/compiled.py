@@ -1,13 +1,15 @@
 """One generated module for one tuple of argument kinds, and how it runs: compiled by
 Numba, or as plain Python when Numba cannot compile it."""
 import re
+import time
 import warnings
+from contextlib import nullcontext
 
 import numpy as np
 
 from codegen.jit import compile_failure, compile_module
 from codegen.module import cached_source, load_module, module_name
-from srcad import progress
+from srcad import progress, tiers
 from srcad import runtime as rt
 from srcad.errors import SrcadError, SrcadWarning
 
@@ -41,10 +43,15 @@ class Compiled:
     or by `from_record` from the module file that an earlier process wrote, without
     transforming anything until `program` (or a detail of `top`) is asked for. The plain
     Python module is loaded when first needed: with `jit`, only after a fall-back.
+    With `jit="auto"`, a module without loops runs plain until `srcad.tiers` decides;
+    `remember(tier)` (if set) keeps the decision for a later process.
     """
+
+    remember = None
 
     def __init__(self, program, top, jit, on_jit_error):
         self._program, self.top, self._transform = program, top, None
+        self.at_once = tiers.at_once(program)
         self._load(program.source(top), program.function_names(), program.externals,
                    jit, on_jit_error)
         self._lines = dict(program.user_lines)
@@ -59,7 +66,8 @@ class Compiled:
             top, functions = record["top"], record["functions"]
             whole = source is not None and isinstance(top["name"], str) and all(
                 f"\ndef {f}(" in source for f in functions) and all(
-                top[k] in functions for k in ("fwd_name", "rev_name", "jvp_name") if k in top)
+                top[k] in functions for k in ("fwd_name", "rev_name", "jvp_name", "vg_name")
+                if k in top)
         except (TypeError, KeyError):  # no record, or not one that srcad wrote
             return None
         if not whole:
@@ -67,6 +75,9 @@ class Compiled:
         self = cls.__new__(cls)
         self._program, self._transform = None, transform
         self.top = _CachedTop(top, self)
+        self.at_once = record.get("at_once")
+        if jit == tiers.AUTO and record.get("tier") in (True, False):
+            jit = record["tier"]  # decided by an earlier process
         self._load(source, functions, {}, jit, on_jit_error)
         return self
 
@@ -75,12 +86,15 @@ class Compiled:
         when it cannot: the module has no file, or calls objects bound in at run time."""
         if self.externals or not getattr(self.module, "__file__", None):
             return None
-        return {"module": module_name(self.source, self.top.name), "top": self._top_names(),
-                "functions": self.program.function_names()}
+        record = {"module": module_name(self.source, self.top.name), "top": self._top_names(),
+                  "functions": self.program.function_names()}
+        if self.at_once is not None:
+            record["at_once"] = self.at_once
+        return record
 
     def _top_names(self):
         return {attr: getattr(self.top, attr) for attr in ("name", "fwd_name", "rev_name",
-                                                           "jvp_name", "mode")
+                                                           "jvp_name", "vg_name", "mode")
                 if isinstance(getattr(self.top, attr, None), str)}
 
     def release(self, transform=None):
@@ -96,22 +110,30 @@ class Compiled:
     def _load(self, source, functions, externals, jit, on_jit_error):
         self.source = GeneratedSource(source)
         self.externals = externals  # name in the module -> (object, object for compiled code)
-        self.jit, self.on_jit_error = jit, on_jit_error
         self.forward_sweeps = 0  # how many times the forward sweep ran (for tests)
         self.warm = set()  # the sweeps that have run once (Numba compiles on a first run)
         self._plain = None
+        self._functions = functions
         self._lines = None  # line of the module -> (FunctionSource, line of the user's file)
+        self.tiers = None  # jit="auto" on a module without loops, until it is decided
+        if jit == tiers.AUTO:
+            jit = self.at_once if self.at_once is not None else tiers.has_loops(source)
+            self.tiers = None if jit else tiers.Tiers()
+        self.jit, self.on_jit_error = jit, on_jit_error
         missing = rt.missing_extension(str(source)) if jit else None
         if missing:
             self.module = None
             self.fall_back(None, SrcadError(missing))
-        elif jit:
-            module = load_module(source, self.top.name, variant="_jit", warning=SrcadWarning)
-            for name, (fn, jitted) in externals.items():
-                setattr(module, name, jitted)
-            self.module = compile_module(module, functions, warning=SrcadWarning)
         else:
-            self.module = self.plain
+            self.module = self.compiled_module() if jit else self.plain
+
+    def compiled_module(self):
+        """The generated module with its functions compiled by Numba (lazily: each on its
+        first call)."""
+        module = load_module(self.source, self.top.name, variant="_jit", warning=SrcadWarning)
+        for name, (fn, jitted) in self.externals.items():
+            setattr(module, name, jitted)
+        return compile_module(module, self._functions, warning=SrcadWarning)
 
     @property
     def plain(self):
@@ -141,32 +163,53 @@ class Compiled:
         return self.jit and self._plain is not None and self.module is self._plain
 
     def run(self, args, d_out=1.0):
-        """One forward sweep and one reverse sweep: (value, gradients)."""
-        out, tape = self.forward(args)
-        return out, self.reverse(args, tape, d_out)
+        """One forward sweep and one reverse sweep, or the fused sweep where the module has
+        one (and `jit="auto"` has chosen): (value, gradients)."""
+        vg = vars(self.top).get("vg_name")  # not getattr: a name it lacks would transform
+        if vg is None or self.tiers is not None:
+            out, tape = self.forward(args)
+            return out, self.reverse(args, tape, d_out)
+        self.forward_sweeps += 1
+        return self._call(lambda module: getattr(module, vg)(*args, d_out),
+                          lambda: self.run(args, d_out), sweep=vg)
 
     def forward(self, args):
         """(value, tape)."""
         self.forward_sweeps += 1
         name = self.top.fwd_name
+        if self.tiers is not None:  # the tape says which module made it
+            return self._tiered(lambda module: _tagged(getattr(module, name)(*args), module),
+                                lambda: self.forward(args), sweep=name)
         return self._call(lambda module: getattr(module, name)(*args),
                           lambda: self.forward(args), sweep=name)
 
     def reverse(self, args, tape, d_out):
         """The gradients for cotangent `d_out`, from a tape of `forward(args)`."""
         fwd, rev = self.top.fwd_name, self.top.rev_name
-        return self._call(
-            lambda module: getattr(module, rev)(*args, tape, d_out),
-            # a tape the plain reverse sweep reads natively
+        if type(tape) is _Tape:
+            if tape.module is not self.module:  # made before `jit="auto"` chose a module
+                try:
+                    return getattr(tape.module, rev)(*args, tape.tape, d_out)
+                except Exception:  # noqa: BLE001  (run again, and reported, as now)
+                    return self.reverse(args, self.forward(args)[1], d_out)
+            tape = tape.tape
+        again = (  # a tape the plain reverse sweep reads natively
             lambda: self.reverse(args, self.forward(args)[1], d_out),
-            lambda plain: getattr(plain, rev)(*args, getattr(plain, fwd)(*args)[1], d_out),
-            sweep=rev)
+            lambda plain: getattr(plain, rev)(*args, getattr(plain, fwd)(*args)[1], d_out))
+        if self.tiers is not None:
+            return self._tiered(lambda module: getattr(module, rev)(*args, tape, d_out),
+                                *again, sweep=rev, gradient=True)
+        return self._call(lambda module: getattr(module, rev)(*args, tape, d_out), *again,
+                          sweep=rev)
 
     def jvp(self, args, tangents):
         """(value, output tangent) of a forward-mode module."""
         name = self.top.jvp_name
-        return self._call(lambda module: getattr(module, name)(*args, *tangents),
-                          lambda: self.jvp(args, tangents), sweep=name)
+        run = (lambda module: getattr(module, name)(*args, *tangents),
+               lambda: self.jvp(args, tangents))
+        if self.tiers is not None:
+            return self._tiered(*run, sweep=name, gradient=True)
+        return self._call(*run, sweep=name)
 
     def _call(self, run, again, rerun=None, sweep=None):
         """`run(module)` for the module that runs now. When Numba cannot compile it, falls
@@ -190,6 +233,38 @@ class Compiled:
                 self.fall_back(module, exc)
                 return again()
             self.raise_at_user_line(exc, rerun or run)
+
+    def _tiered(self, run, again, rerun=None, sweep=None, gradient=False):
+        """`_call` under `jit="auto"` before the choice is made: each run is timed for
+        `srcad.tiers`, which says when to compile and which module to keep. Numba failing
+        to compile keeps the plain module, without a warning (it was not asked for)."""
+        choice, module = self.tiers, self.module
+        first = choice.first_compiled_run(sweep)
+        start = time.perf_counter()
+        try:
+            with progress.compiling(f"`{sweep}`") if first else nullcontext():
+                out = run(module)
+        except Exception as exc:  # noqa: BLE001  (re-raised as it is, at the user's line)
+            if compile_failure(exc) and module is not self.plain:
+                self._settle(False)
+                return again()
+            self.raise_at_user_line(exc, rerun or run)
+        decision = choice.ran(sweep, time.perf_counter() - start, gradient)
+        if decision == "compile":
+            self.module = self.compiled_module()
+        elif decision is not None:
+            self._settle(decision)
+        return out
+
+    def _settle(self, compiled):
+        """Keep the compiled module (True) or the plain one from now on, and remember it."""
+        if self.tiers is None:
+            return
+        self.tiers, self.jit = None, compiled
+        if not compiled:
+            self.module = self.plain
+        if self.remember is not None:
+            self.remember(compiled)
 
     def raise_at_user_line(self, exc, rerun):
         """Raise `exc`, which a sweep raised, as an exception of its type whose message
@@ -285,6 +360,21 @@ class Compiled:
                       f"running it as plain Python/NumPy instead. Numba said: "
                       f"{_first_line(exc)}", SrcadWarning, stacklevel=5)
         self.module = self.plain
+
+
+class _Tape:
+    """A tape of a module under `jit="auto"` before the choice, with the module that made
+    it, which alone can read it."""
+
+    __slots__ = ("tape", "module")
+
+    def __init__(self, tape, module):
+        self.tape, self.module = tape, module
+
+
+def _tagged(result, module):
+    value, tape = result
+    return value, _Tape(tape, module)
 
 
 class _CachedTop:

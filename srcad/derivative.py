@@ -23,8 +23,8 @@ import numpy as np
 
 from codegen.fingerprint import packages_digest, read
 from codegen.module import load_record, save_record, with_key
-from srcad import custom, progress
-from srcad.compiled import Compiled
+from srcad import custom, progress, tiers
+from srcad.compiled import Compiled, _Tape
 from srcad.errors import SrcadWarning
 from srcad.kinds import Kind
 from srcad.source import FunctionSource
@@ -38,6 +38,7 @@ def derivative(fn, wrt, jit, on_jit_error, scalar_output, out=None, tape_limit=N
     when nothing it read has changed (see `codegen.fingerprint.Reading`), else a new one
     (which replaces it)."""
     wrt = tuple(wrt) if isinstance(wrt, (tuple, list)) else (wrt,)
+    jit = tiers.check(jit)
     options = (_hashable(wrt), jit, on_jit_error if jit else None, scalar_output,
                _hashable(out), tape_limit)
     found = _find(fn, options)
@@ -145,7 +146,7 @@ class Derivative:
             program, top = self.transform(weak(), kinds, mode)
             return _Keyed(program, digest), top
 
-        compiled = None
+        compiled = record = None
         if record_key and not os.environ.get("SRCAD_SHOW"):  # showing passes: transform
             record = load_record(record_key, digest, warning=SrcadWarning)
             if record is not None:
@@ -158,6 +159,9 @@ class Derivative:
             if record_key and record:
                 save_record(record_key, digest, record)
             compiled.release(transform)
+        if record_key and record and compiled.tiers is not None:  # jit="auto": its choice
+            compiled.remember = lambda tier: save_record(record_key, digest,
+                                                         dict(record, tier=tier))
         return compiled
 
     def transform(self, fn, kinds, mode):
@@ -172,6 +176,7 @@ class Derivative:
         top = program.specialize(fn, kinds, wrt=self.positions, mode=mode)
         if self.scalar_output:
             _check_output(top)
+            program.fuse(top)
         return program, top
 
     def module_key(self, kinds, mode):
@@ -246,7 +251,8 @@ class Fast:
                             if type(a) is np.ndarray)
         self.usable = all(t in (float, int, bool, np.ndarray) for t in self.types)
         names = vars(compiled.top)  # not getattr: a name it lacks would transform
-        self.fwd, self.rev, self.tangent = (names.get(f"{n}_name") for n in ("fwd", "rev", "jvp"))
+        self.fwd, self.rev, self.tangent, self.fused = (
+            names.get(f"{n}_name") for n in ("fwd", "rev", "jvp", "vg"))
 
     def accepts(self, args):
         if tuple(map(type, args)) != self.types:
@@ -270,7 +276,7 @@ class Fast:
 
     def reverse(self, args, tape, d_out):
         """The gradients for cotangent `d_out`, from a tape of `forward(args)`."""
-        if self.rev not in self.compiled.warm:
+        if self.rev not in self.compiled.warm or type(tape) is _Tape:
             return self.compiled.reverse(args, tape, d_out)
         try:
             return getattr(self.compiled.module, self.rev)(*args, tape, d_out)
@@ -278,9 +284,19 @@ class Fast:
             return self.compiled.reverse(args, tape, d_out)
 
     def run(self, args):
-        """(value, gradients) for the cotangent 1.0."""
-        out, tape = self.forward(args)
-        return out, self.reverse(args, tape, 1.0)
+        """(value, gradients) for the cotangent 1.0: by the fused sweep, where the module
+        has one."""
+        if self.fused is None or self.compiled.tiers is not None:
+            out, tape = self.forward(args)
+            return out, self.reverse(args, tape, 1.0)
+        if self.fused not in self.compiled.warm:
+            return self.compiled.run(args)
+        try:
+            result = getattr(self.compiled.module, self.fused)(*args, 1.0)
+        except Exception:  # noqa: BLE001  (reported by the same call through Compiled)
+            return self.compiled.run(args)
+        self.compiled.forward_sweeps += 1
+        return result
 
     def jvp(self, args, tangents):
         """(value, output tangent) of a forward-mode module."""

@@ -87,7 +87,7 @@ class SecondOrder:
         return tuple(_cotangent_like(v, args[i], g) for v, i in zip(vecs, g.positions))
 
 
-def hvp(f, primals, vector, wrt=0, jit=True, on_jit_error="warn"):
+def hvp(f, primals, vector, wrt=0, jit="auto", on_jit_error="warn"):
     """H·v: the Hessian of `f`'s scalar output at `primals` (the tuple of all arguments)
     times `vector` (shaped like the `wrt` argument; a tuple of them for a tuple `wrt`).
 
@@ -100,7 +100,7 @@ def hvp(f, primals, vector, wrt=0, jit=True, on_jit_error="warn"):
     return so.hvp(first, args, so.directions(first, args, vector))
 
 
-def hessian(f, wrt=0, jit=True, on_jit_error="warn"):
+def hessian(f, wrt=0, jit="auto", on_jit_error="warn"):
     """A function giving the Hessian of `f`'s scalar output: an array of shape
     `x.shape + x.shape` for the argument `x` named by `wrt`. For a tuple `wrt`, a tuple
     of rows of blocks: `H[i][j]` has shape `xi.shape + xj.shape`.

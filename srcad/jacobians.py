@@ -25,7 +25,7 @@ class MadeFunction:
         return self._made_by
 
 
-def jacobian(f, wrt=0, mode=None, out=None, jit=True, on_jit_error="warn"):
+def jacobian(f, wrt=0, mode=None, out=None, jit="auto", on_jit_error="warn"):
     """A function giving the Jacobian of `f`: an array of shape `out.shape + arg.shape`
     (a tuple of them for a tuple `wrt`).
 

@@ -92,7 +92,7 @@ KEPT = 16  # tapes kept for backward rules that have not run yet
 MODES = ("reverse", "forward")
 
 
-def function(f, wrt=None, jit=True, on_jit_error="warn", out_shape=None, mode="reverse"):
+def function(f, wrt=None, jit="auto", on_jit_error="warn", out_shape=None, mode="reverse"):
     """`f` as a JAX function whose derivative is srcad's compiled reverse sweep, or with
     `mode="forward"` its compiled forward-mode sweep (see the module's docstring).
 

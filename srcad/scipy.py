@@ -17,7 +17,7 @@ from srcad.hessian import hvp, second_order
 from srcad.jacobians import MadeFunction
 
 
-def hessp(f, jit=True, on_jit_error="warn"):
+def hessp(f, jit="auto", on_jit_error="warn"):
     """`hessp(x, p, *args)` for `scipy.optimize.minimize` (Newton-CG, trust-ncg,
     trust-krylov, trust-constr): the exact Hessian of `f(x, *args)` in `x`, times `p`.
 

@@ -40,7 +40,7 @@ from srcad.api import vjp
 from srcad.bridge import Bridged
 
 
-def function(f, wrt=None, jit=True, on_jit_error="warn"):
+def function(f, wrt=None, jit="auto", on_jit_error="warn"):
     """`f` as a function on tensors whose backward is srcad's compiled reverse sweep.
 
     `wrt` (a position, a parameter name or a tuple of them) names the tensors that get

@@ -33,7 +33,7 @@ def jitted_square_sum(x):
 
 def test_numba_failure_warns_and_runs_plain():
     x = np.random.default_rng(0).uniform(0.5, 1.5, (2, 3, 2))
-    g = srcad.grad(prod_3d)
+    g = srcad.grad(prod_3d, jit=True)
     with pytest.warns(srcad.SrcadWarning, match="Numba could not compile"):
         got = g(x)
     assert_grad_close(got, fd_grad(prod_3d, (x,), 0))
@@ -45,7 +45,7 @@ def test_numba_failure_warns_and_runs_plain():
 def test_numba_failure_raises_on_request():
     x = np.ones((2, 3, 2))
     with pytest.raises(srcad.SrcadError, match="Numba could not compile"):
-        srcad.grad(prod_3d, on_jit_error="raise")(x)
+        srcad.grad(prod_3d, jit=True, on_jit_error="raise")(x)
 
 
 def test_source_before_any_call_guesses_the_argument_kinds_and_says_so():

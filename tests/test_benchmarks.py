@@ -81,7 +81,7 @@ def test_vectorized_smoke_run_checks_srcad_both_ways(tmp_path):
     assert proc.returncode == 0, proc.stdout + proc.stderr[-3000:]
     rows = json.loads(out.read_text())
     assert [r["key"] for r in rows] == ["V1"]
-    assert rows[0]["check"] == {"jit": "ok", "no-jit": "ok"}
+    assert rows[0]["check"] == {"jit": "ok", "no-jit": "ok", "auto": "ok"}
     assert rows[0]["diff"]["no-jit"] <= 1e-8
     assert set(rows[0]["ms"]) == {"primal", "jit", "no-jit"}
     assert "srcad gradient checks: 1/1 passed." in proc.stdout

@@ -74,7 +74,7 @@ def tiny(x):
 
 
 def test_only_forward_sweeps_are_compiled_with_bounds_checks():
-    g = srcad.grad(tiny)
+    g = srcad.grad(tiny, jit=True)
     np.testing.assert_allclose(g(np.array([1.0, 2.0, 3.0])), [0.0, 3.0, 2.0])
     module = g.last.module
     assert module.tiny_fwd.targetoptions["boundscheck"] is True
