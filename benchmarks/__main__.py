@@ -140,6 +140,13 @@ def run_workload(w, opts, active_peers, cache):
     if row["check"] == "ok":
         row["check"] = full_size_check(g, primal, args)
     if row["check"] == "ok":
+        row["auto"] = measure.settled(g, args)  # what the default runs, once it chose
+        if row["auto"] == "no-jit":
+            row["notes"].append("jit='auto' (the default, timed here) runs it as NumPy: no "
+                                "loop computes scalars, and NumPy ran it faster than Numba")
+        elif row["auto"] == "undecided":
+            row["notes"].append("jit='auto' had not chosen a module after "
+                                f"{measure.SETTLE_S:.0f} s of calls")
         row["tape_mb"] = measure.tape_bytes(g.last.forward(args)[1]) / 2**20
         timers.append(measure.Timer(lambda: g(*args)))
     pending = {}

@@ -102,3 +102,17 @@ def tape_bytes(tape):
     if isinstance(tape, (tuple, list)) or type(tape).__name__ == "List":
         return sum(tape_bytes(item) for item in tape)
     return 0
+
+
+SETTLE_S = 120.0  # how long the default (jit="auto") may run before it must have chosen
+
+
+def settled(g, args):
+    """Call the gradient `g` on `args` until jit="auto" has chosen how to run its module
+    (at once for one with loops): "jit", "no-jit", or "undecided" after `SETTLE_S`."""
+    start = time.perf_counter()
+    while time.perf_counter() - start < SETTLE_S:
+        g(*args)
+        if g.last.tiers is None:
+            return "jit" if g.last.jit else "no-jit"
+    return "undecided"

@@ -32,7 +32,6 @@ from benchmarks.vectorized_workloads import BY_KEY
 
 AGREE = 1e-8  # relative agreement with srcad's compiled gradient, at the timed size
 MODES = {"jit": True, "no-jit": False, "auto": "auto"}
-SETTLE_S = 120.0  # how long the default (jit="auto") may run before it must have chosen
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -74,17 +73,6 @@ def srcad_run(w, mode, args):
     run.g = g
     return run
 
-
-def settled(run):
-    """`run` (an "auto" `srcad_run`) called until jit="auto" has chosen how to run its
-    module: "jit" or "no-jit" (or "undecided" after `SETTLE_S` seconds)."""
-    start = time.perf_counter()
-    while time.perf_counter() - start < SETTLE_S:
-        run()
-        compiled = run.g.last
-        if compiled.tiers is None:
-            return "jit" if compiled.jit else "no-jit"
-    return "undecided"
 
 def difference(result, ref):
     """The largest relative difference of `result` from `ref`: of the values, and of each
@@ -145,7 +133,7 @@ def run_workload(w, opts, active, cache):
         if row["check"]["auto"] == "ok" and not opts.smoke:
             auto = srcad_run(w, "auto", args)
             log(f"{w.key}: the default (jit='auto') until it chooses")
-            row["auto"] = settled(auto)
+            row["auto"] = measure.settled(auto.g, args)
             timers["auto"] = measure.Timer(auto)
     others = {"no-jit": lambda: srcad_run(w, "no-jit", args)}
     others.update({p.name: functools.partial(p.prepare, w.key, args, w.wrt) for p in active})
