@@ -230,12 +230,8 @@ class GradFunction:
             args = self._bind(args, kwargs)
             fast = self.runner(args)
         self.last = fast.compiled
-        if fast.fused is not None:  # one pass, no tape
-            out, grads = fast.run(args)
-        else:
-            fast, (out, tape) = self.forward(fast, args)
-            grads = fast.reverse(args, tape, 1.0)
-        grad = self.package(grads, args)
+        fast, (out, tape) = self.forward(fast, args)
+        grad = self.package(fast.reverse(args, tape, 1.0), args)
         if self.with_value:
             return (out if type(out) is float else _plain(out)), grad
         return grad
@@ -446,8 +442,6 @@ def precompile(f, *example_args, wrt=0, modes=("rev",), out=None):
             if mode == "rev":
                 value, tape = runner.forward(args)
                 runner.reverse(args, tape, _ones_like(value))
-                if runner.fused is not None:  # what `grad` runs
-                    runner.run(args)
             else:
                 value = runner.jvp(args, tuple(_ones_like(args[i]) for i in g.positions))[0]
         if scalar or type(value) is not float or out is not None:

@@ -66,8 +66,7 @@ class Compiled:
             top, functions = record["top"], record["functions"]
             whole = source is not None and isinstance(top["name"], str) and all(
                 f"\ndef {f}(" in source for f in functions) and all(
-                top[k] in functions for k in ("fwd_name", "rev_name", "jvp_name", "vg_name")
-                if k in top)
+                top[k] in functions for k in ("fwd_name", "rev_name", "jvp_name") if k in top)
         except (TypeError, KeyError):  # no record, or not one that srcad wrote
             return None
         if not whole:
@@ -94,7 +93,7 @@ class Compiled:
 
     def _top_names(self):
         return {attr: getattr(self.top, attr) for attr in ("name", "fwd_name", "rev_name",
-                                                           "jvp_name", "vg_name", "mode")
+                                                           "jvp_name", "mode")
                 if isinstance(getattr(self.top, attr, None), str)}
 
     def release(self, transform=None):
@@ -163,15 +162,9 @@ class Compiled:
         return self.jit and self._plain is not None and self.module is self._plain
 
     def run(self, args, d_out=1.0):
-        """One forward sweep and one reverse sweep, or the fused sweep where the module has
-        one (and `jit="auto"` has chosen): (value, gradients)."""
-        vg = vars(self.top).get("vg_name")  # not getattr: a name it lacks would transform
-        if vg is None or self.tiers is not None:
-            out, tape = self.forward(args)
-            return out, self.reverse(args, tape, d_out)
-        self.forward_sweeps += 1
-        return self._call(lambda module: getattr(module, vg)(*args, d_out),
-                          lambda: self.run(args, d_out), sweep=vg)
+        """One forward sweep and one reverse sweep: (value, gradients)."""
+        out, tape = self.forward(args)
+        return out, self.reverse(args, tape, d_out)
 
     def forward(self, args):
         """(value, tape)."""

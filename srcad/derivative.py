@@ -176,7 +176,6 @@ class Derivative:
         top = program.specialize(fn, kinds, wrt=self.positions, mode=mode)
         if self.scalar_output:
             _check_output(top)
-            program.fuse(top)
         return program, top
 
     def module_key(self, kinds, mode):
@@ -251,8 +250,7 @@ class Fast:
                             if type(a) is np.ndarray)
         self.usable = all(t in (float, int, bool, np.ndarray) for t in self.types)
         names = vars(compiled.top)  # not getattr: a name it lacks would transform
-        self.fwd, self.rev, self.tangent, self.fused = (
-            names.get(f"{n}_name") for n in ("fwd", "rev", "jvp", "vg"))
+        self.fwd, self.rev, self.tangent = (names.get(f"{n}_name") for n in ("fwd", "rev", "jvp"))
 
     def accepts(self, args):
         if tuple(map(type, args)) != self.types:
@@ -284,19 +282,9 @@ class Fast:
             return self.compiled.reverse(args, tape, d_out)
 
     def run(self, args):
-        """(value, gradients) for the cotangent 1.0: by the fused sweep, where the module
-        has one."""
-        if self.fused is None or self.compiled.tiers is not None:
-            out, tape = self.forward(args)
-            return out, self.reverse(args, tape, 1.0)
-        if self.fused not in self.compiled.warm:
-            return self.compiled.run(args)
-        try:
-            result = getattr(self.compiled.module, self.fused)(*args, 1.0)
-        except Exception:  # noqa: BLE001  (reported by the same call through Compiled)
-            return self.compiled.run(args)
-        self.compiled.forward_sweeps += 1
-        return result
+        """(value, gradients) for the cotangent 1.0."""
+        out, tape = self.forward(args)
+        return out, self.reverse(args, tape, 1.0)
 
     def jvp(self, args, tangents):
         """(value, output tangent) of a forward-mode module."""

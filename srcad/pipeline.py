@@ -20,7 +20,6 @@ from srcad.passes.expand_aug_assign import ExpandAugAssign
 from srcad.passes.filling_helpers import FillingHelpers
 from srcad.passes.forward_ad import ForwardAD
 from srcad.passes.fuse_elementwise import FuseElementwise
-from srcad.passes.fuse_sweeps import FuseSweeps
 from srcad.passes.guard_integer_powers import GuardIntegerPowers
 from srcad.passes.hoist_local_functions import HoistLocalFunctions
 from srcad.passes.infer_kinds import InferKinds
@@ -148,17 +147,6 @@ def differentiate(ctx, wrt_names, fwd_name, rev_name):
     adjoints = set(ctx.adjoint_names.values()) | {ctx.seed}
     _run(ctx, SafeReassociation, lambda f: _reassociable(ctx, adjoints, integers, f), rev)
     return fwd, rev
-
-
-def fuse(ctx, fwd, rev, name):
-    """`<f>_vg(args, d_out) -> (value, gradients)`, the two sweeps in one pass where
-    FuseSweeps can show it gives the same, else None."""
-    scalars, _ = _scalar_adjoints(ctx)
-    fuser = FuseSweeps(name, ctx.tape_param, ctx.seed, lambda: ctx.namer.fresh("value"),
-                       scalars)
-    fused = _run(ctx, FuseSweeps, lambda pair: [f for f in [fuser.run(*pair)] if f],
-                 (fwd, rev))
-    return fused[0] if fused else None
 
 
 def forward_mode(ctx, wrt_names, jvp_name, flat=False):
