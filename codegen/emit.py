@@ -16,6 +16,8 @@ y = b * (-2.0) ** 2
 """
 import ast
 import cmath
+import contextlib
+import gc
 import math
 import re
 
@@ -69,16 +71,31 @@ def emit(nodes):
     """
     if isinstance(nodes, list):
         nodes = gast.Module(body=nodes, type_ignores=[])
-    as_parsed = _AsParsed()
-    tree = as_parsed.visit(gast.gast_to_ast(nodes))  # a new tree: `nodes` is kept
-    if isinstance(tree, ast.expr):
-        tree = ast.Expr(value=tree)
-    if isinstance(tree, ast.stmt):
-        tree = ast.Module(body=[tree], type_ignores=[])
-    text = astor.to_source(tree)
-    lines = _check_round_trip(tree, text)
+    with collection_paused():  # two copies of the tree, garbage when it returns
+        as_parsed = _AsParsed()
+        tree = as_parsed.visit(gast.gast_to_ast(nodes))  # a new tree: `nodes` is kept
+        if isinstance(tree, ast.expr):
+            tree = ast.Expr(value=tree)
+        if isinstance(tree, ast.stmt):
+            tree = ast.Module(body=[tree], type_ignores=[])
+        text = astor.to_source(tree)
+        lines = _check_round_trip(tree, text)
     comments = as_parsed.comments
     return _COMMENT_LINE.sub(lambda m: f"{m.group(1)}# {comments[int(m.group(2))]}", text), lines
+
+
+@contextlib.contextmanager
+def collection_paused():
+    """No cyclic garbage collection inside: code that builds large trees it drops again
+    (ASTs hold no cycles; reference counting frees them) would otherwise pay for full
+    collections that scan every object of the process, repeatedly as the heap grows."""
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if paused:
+            gc.enable()
 
 
 class _AsParsed(ast.NodeTransformer):
@@ -127,7 +144,7 @@ def _check_round_trip(tree, text):
     want, got = list(_statements(tree)), list(_statements(parsed))
     lines = {}
     for w, g in zip(want, got):
-        if _shallow(w) != _shallow(g):
+        if not _same_shallow(w, g):
             raise EmissionError("emitted code does not parse back to the tree it was printed "
                                 "from", g.lineno, text.splitlines()[g.lineno - 1])
         if getattr(w, "lineno", None) is not None:
@@ -137,30 +154,44 @@ def _check_round_trip(tree, text):
     return lines
 
 
+# the nodes that hold statements: an expression never does
+_HOLDERS = (ast.stmt, ast.excepthandler, ast.match_case)
+
+
 def _statements(tree):
-    """Every statement of `tree`, breadth first (the same order for equal trees)."""
-    for node in ast.walk(tree):
+    """Every statement of `tree`, breadth first (the same order for equal trees; that of
+    `ast.walk`, which would also visit every expression on the way)."""
+    holders = [tree]
+    for node in holders:  # the list grows as it is read
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if type(value) is list:
+                holders.extend([v for v in value if isinstance(v, _HOLDERS)])
         for field in ("body", "orelse", "finalbody"):
-            for s in getattr(node, field, ()) if isinstance(getattr(node, field, None), list) \
-                    else ():
-                if isinstance(s, ast.stmt):
-                    yield s
+            value = getattr(node, field, None)
+            if type(value) is list:
+                for s in value:
+                    if isinstance(s, ast.stmt):
+                        yield s
 
 
-def _shallow(s):
-    """A statement's own content: its expressions in full, its nested statements left out
-    (they are compared on their own)."""
-    fields = []
-    for name, value in ast.iter_fields(s):
-        if name in ("body", "orelse", "finalbody", "type_comment"):
-            continue
-        fields.append((name, _dump(value)))
-    return type(s).__name__, fields
+def _same_shallow(a, b):
+    """Whether statements `a` and `b` have the same own content: their expressions in full,
+    their nested statements left out (they are compared on their own)."""
+    if type(a) is not type(b):
+        return False
+    for name in a._fields:
+        if name not in ("body", "orelse", "finalbody", "type_comment") and \
+                not _same(getattr(a, name, None), getattr(b, name, None)):
+            return False
+    return True
 
 
-def _dump(value):
-    if isinstance(value, list):
-        return [_dump(v) for v in value]
-    if isinstance(value, ast.AST):
-        return ast.dump(value, annotate_fields=False)
-    return repr(value)
+def _same(a, b):
+    """Whether two field values are alike as `ast.dump` shows them (positions aside)."""
+    if isinstance(a, ast.AST):
+        return type(a) is type(b) and all(
+            _same(getattr(a, name, None), getattr(b, name, None)) for name in a._fields)
+    if type(a) is list:
+        return type(b) is list and len(a) == len(b) and all(map(_same, a, b))
+    return repr(a) == repr(b)

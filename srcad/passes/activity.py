@@ -3,6 +3,7 @@ import gast
 
 from srcad.errors import UnsupportedError
 from srcad.kinds import TupleKind
+from srcad.passes import ir
 from srcad.rules import registry
 
 
@@ -130,20 +131,13 @@ class Activity:
         varied = self.wrt & floats
         useful = set(names([s.value for s, _ in statements(fnode.body)
                             if isinstance(s, gast.Return)]))
-        changed = True
-        while changed:
-            changed = False
-            for sources, outs in flows:
-                if any(v in varied for v in sources):
-                    new = {o for o in outs if o in floats} - varied
-                    if new:
-                        varied |= new
-                        changed = True
-                if any(o in useful for o in outs):
-                    new = set(sources) - useful
-                    if new:
-                        useful |= new
-                        changed = True
+        forward, backward = {}, {}  # name -> the names a flow from (to) it reaches
+        for sources, outs in flows:
+            for v in sources:
+                forward.setdefault(v, []).extend(o for o in outs if o in floats)
+            for o in outs:
+                backward.setdefault(o, []).extend(sources)
+        varied, useful = _reached(varied, forward), _reached(useful, backward)
         ctx.active = varied & useful & floats
         ctx.varied = varied
         for s in assigns:  # a tuple held in a variable would need a tuple of adjoints
@@ -155,12 +149,23 @@ class Activity:
         return fnode
 
 
+def _reached(start, edges):
+    """The names reached from `start` along `edges` (`start` included)."""
+    seen, todo = set(start), list(start)
+    while todo:
+        for w in edges.get(todo.pop(), ()):
+            if w not in seen:
+                seen.add(w)
+                todo.append(w)
+    return seen
+
+
 def _copies(fnode, assigns):
     """`root(name)`: the variable whose value `name` holds through copies (`t = e`), each
     bound once, so that the two always hold one value."""
     stores = {a.id: 1 for a in fnode.args.args}  # a parameter holds its first value
-    for n in gast.walk(fnode):
-        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+    for n in ir.names(fnode):
+        if isinstance(n.ctx, gast.Store):
             stores[n.id] = stores.get(n.id, 0) + 1
     copies = {s.targets[0].id: s.value.id for s in assigns
               if isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Name)

@@ -33,7 +33,7 @@ class BindArguments:
         self.ctx = ctx
 
     def run(self, fnode):
-        for stmt in gast.walk(fnode):
+        for stmt in ir.walk(fnode):
             if isinstance(stmt, gast.Assign) and isinstance(stmt.value, gast.Call):
                 site = self.ctx.calls.get(stmt.value)
                 if site is not None and site.kind == "user":

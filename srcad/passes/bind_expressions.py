@@ -1,6 +1,8 @@
 """BindExpressions: an expression statement's value is bound to a name nobody reads."""
 import gast
 
+from srcad.passes import ir
+
 
 class BindExpressions:
     """Transformation: an expression statement other than a string (a docstring, or text
@@ -32,7 +34,7 @@ class BindExpressions:
         self.ctx = ctx
 
     def run(self, fnode):
-        for node in gast.walk(fnode):
+        for node in ir.walk(fnode):
             for field in ("body", "orelse", "finalbody"):
                 stmts = getattr(node, field, None)
                 if isinstance(stmts, list):

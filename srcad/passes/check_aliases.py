@@ -66,7 +66,7 @@ class CheckAliases:
             if isinstance(t, gast.Subscript):
                 self.writes.setdefault(t.value.id, []).append((pos, loops, s))
                 continue
-            names_ = [n.id for n in gast.walk(t)
+            names_ = [n.id for n in ir.walk(t)
                       if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)]
             for name in names_:
                 self.defs.setdefault(name, []).append(pos)
@@ -325,7 +325,7 @@ def _reads(s):
         nodes = [s.value]
     else:
         nodes = []
-    return {n.id for node in nodes for n in gast.walk(node)
+    return {n.id for node in nodes for n in ir.walk(node)
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
 
 
@@ -340,7 +340,7 @@ def _returns_argument(callee):
     shares = {p: {k} for k, p in enumerate(params) if _holds_arrays(callee.kinds.get(p))}
 
     def assigned(s):
-        return {n.id for n in gast.walk(s.targets[0]) if isinstance(n, gast.Name)}
+        return {n.id for n in ir.walk(s.targets[0]) if isinstance(n, gast.Name)}
 
     def shared_by(s):
         inner.stmt = s

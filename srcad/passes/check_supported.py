@@ -4,6 +4,7 @@ import inspect
 import gast
 
 from srcad.errors import UnsupportedError
+from srcad.passes import ir
 from srcad.passes.lower_comprehensions import lowerable
 
 _HINTS = {
@@ -63,15 +64,16 @@ class CheckSupported:
                              "differentiate the undecorated function and apply the decorator "
                              "outside", UnsupportedError)
         _check_params(fsrc, fsrc.node)
+        nodes = ir.walk(fsrc.node)  # walked once for all the checks
         allowed = lowerable(fsrc.node, fsrc.fn) | {
-            s.value for s in gast.walk(fsrc.node)
+            s.value for s in nodes
             if isinstance(s, gast.Assign) and len(s.targets) == 1
             and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Lambda)}
-        texts = _allowed_strings(fsrc.node)
-        messages = _messages(fsrc.node)  # raise E(f"..."), assert c, "...": LowerRaises
+        texts = _allowed_strings(nodes)
+        messages = _messages(nodes)  # raise E(f"..."), assert c, "...": LowerRaises
         allowed |= messages
         texts |= messages
-        for node in gast.walk(fsrc.node):
+        for node in nodes:
             if node is fsrc.node or node in allowed:
                 continue
             if isinstance(node, gast.FunctionDef):
@@ -110,27 +112,28 @@ def _check_nested(fsrc, node):
                          "and call that", UnsupportedError)
 
 
-def _messages(fnode):
-    """The nodes of the messages of `raise` and `assert` statements."""
+def _messages(nodes):
+    """The nodes of the messages of `raise` and `assert` statements (among `nodes`)."""
     out = set()
-    for n in gast.walk(fnode):
+    for n in nodes:
         parts = [n.msg] if isinstance(n, gast.Assert) and n.msg is not None else \
             n.exc.args if isinstance(n, gast.Raise) and isinstance(n.exc, gast.Call) else []
-        out.update(m for part in parts for m in gast.walk(part))
+        out.update(m for part in parts for m in ir.walk(part))
     return out
 
 
-def _allowed_strings(fnode):
-    """Docstrings, annotations, and strings passed to a call (options such as `ord="fro"`)."""
+def _allowed_strings(nodes):
+    """Docstrings, annotations, and strings passed to a call (options such as `ord="fro"`),
+    among `nodes`."""
     out = set()
-    for n in gast.walk(fnode):
+    for n in nodes:
         if isinstance(n, gast.Expr) and _is_docstring(n):
             out.add(n.value)
         elif isinstance(n, gast.Call):
             out.update(n.args + [k.value for k in n.keywords])
         elif isinstance(n, (gast.FunctionDef, gast.Name)):
             for a in (n.returns,) if isinstance(n, gast.FunctionDef) else (n.annotation,):
-                out.update(gast.walk(a) if a is not None else ())
+                out.update(ir.walk(a) if a is not None else ())
     return out
 
 

@@ -40,7 +40,7 @@ class FillingHelpers:
         self.outputs = getattr(ctx.program, "outputs", {})
 
     def run(self, fnode):
-        read = {n.id for n in gast.walk(fnode) if isinstance(n, gast.Name)
+        read = {n.id for n in ir.walk(fnode) if isinstance(n, gast.Name)
                 and isinstance(n.ctx, gast.Load)}
         fnode.body = ir.rewrite_blocks(fnode.body, lambda s: [self.updated(s, read)])
         return fnode
@@ -95,12 +95,12 @@ def _filled_parameter(node):
     params = [a.id for a in node.args.args]
     if any(isinstance(n, gast.Return) and n.value is not None and
            not (isinstance(n.value, gast.Constant) and n.value.value is None)
-           for n in gast.walk(node)):
+           for n in ir.walk(node)):
         return None
-    bound = {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and
+    bound = {n.id for n in ir.walk(node) if isinstance(n, gast.Name) and
              isinstance(n.ctx, gast.Store)}
     written = set()
-    for n in gast.walk(node):
+    for n in ir.walk(node):
         target = n.target if isinstance(n, gast.AugAssign) else \
             n.targets[0] if isinstance(n, gast.Assign) else None
         if isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name):

@@ -39,7 +39,7 @@ def additive_terms(expr, sign=1):
 
 
 def _t_params(expr):
-    return {n.slice.id for n in gast.walk(expr) if isinstance(n, gast.Subscript)
+    return {n.slice.id for n in ir.walk(expr) if isinstance(n, gast.Subscript)
             and isinstance(n.value, gast.Name) and n.value.id == "t"
             and isinstance(n.slice, gast.Name)}
 

@@ -36,7 +36,7 @@ class GuardIntegerPowers:
         self.ctx = ctx
 
     def run(self, fnode):
-        for node in gast.walk(fnode):
+        for node in ir.walk(fnode):
             if isinstance(node, gast.Assign):
                 base, exponent = _power(node.value)
                 if base is not None and self.integer(base) and self.integer(exponent) \

@@ -8,6 +8,7 @@ import weakref
 import gast
 
 from srcad.errors import UnsupportedError
+from srcad.passes import ir
 
 _HOISTED = weakref.WeakKeyDictionary()  # parent function -> {local name: helper function}
 
@@ -212,7 +213,7 @@ def _free(node):
 
 def _check_only_called(node, names, error):
     """A local function may only be called: `g(x)`, not `h = g` or `apply(g, x)`."""
-    called = {id(n.func) for n in gast.walk(node) if isinstance(n, gast.Call)}
+    called = {id(n.func) for n in ir.walk(node) if isinstance(n, gast.Call)}
     for stmt in _statements(node):
         for n in _expr_nodes(stmt):
             if isinstance(n, gast.Name) and n.id in names and id(n) not in called:
@@ -222,7 +223,7 @@ def _check_only_called(node, names, error):
 
 
 def _statements(node):
-    for n in gast.walk(node):
+    for n in ir.walk(node):
         if isinstance(n, gast.stmt) and n is not node:
             yield n
 
@@ -233,11 +234,11 @@ def _expr_nodes(stmt):
             continue
         for v in value if isinstance(value, list) else [value]:
             if isinstance(v, gast.AST):
-                yield from gast.walk(v)
+                yield from ir.walk(v)
 
 
 def _pass_captures(node, captured):
-    for n in gast.walk(node):
+    for n in ir.walk(node):
         if isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and n.func.id in captured:
             n.args = [gast.Name(id=c, ctx=gast.Load(), annotation=None, type_comment=None)
                       for c in captured[n.func.id]] + n.args

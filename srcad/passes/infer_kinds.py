@@ -87,7 +87,7 @@ class InferKinds:
         params = {a.id for a in fnode.args.args if getattr(self.kinds.get(a.id), "is_array",
                                                            False)}
         stores = {}
-        for n in gast.walk(fnode):
+        for n in ir.walk(fnode):
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
                 stores[n.id] = stores.get(n.id, 0) + 1
         once = {s.targets[0].id: s.value for s in fnode.body if isinstance(s, gast.Assign)
@@ -119,7 +119,7 @@ class InferKinds:
         fresh = self.ctx.namer.fresh(name)
         s.targets[0].id = fresh
         for later in self.top[self.top.index(s) + 1:]:
-            for n in gast.walk(later):
+            for n in ir.walk(later):
                 if isinstance(n, gast.Name) and n.id == name:
                     n.id = fresh
 

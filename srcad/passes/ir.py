@@ -54,6 +54,42 @@ def dotted_text(node):
     return None
 
 
+# nodes without a name inside: `names` does not look into them
+_NAMELESS = (gast.expr_context, gast.operator, gast.unaryop, gast.cmpop, gast.boolop,
+             gast.Constant)
+
+
+def walk(node):
+    """Every node of `node`, itself first, in `gast.walk`'s order (breadth first), as a
+    list: about twice as fast, for the passes that walk whole functions."""
+    out = [node]
+    for n in out:  # the list grows as it is read
+        for field in n._fields:
+            value = getattr(n, field, None)
+            if isinstance(value, gast.AST):
+                out.append(value)
+            elif type(value) is list:
+                out.extend([v for v in value if isinstance(v, gast.AST)])
+    return out
+
+
+def names(node):
+    """The `Name` nodes of `node` (itself included), in `gast.walk`'s order."""
+    out, todo = [], [node]
+    for n in todo:
+        if type(n) is gast.Name:
+            out.append(n)
+        for field in n._fields:
+            value = getattr(n, field, None)
+            if isinstance(value, gast.AST):
+                if not isinstance(value, _NAMELESS):
+                    todo.append(value)
+            elif type(value) is list:
+                todo.extend([v for v in value if isinstance(v, gast.AST)
+                             and not isinstance(v, _NAMELESS)])
+    return out
+
+
 def is_atom(node):
     return isinstance(node, (gast.Name, gast.Constant))
 

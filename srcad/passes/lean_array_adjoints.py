@@ -46,7 +46,7 @@ def _first_assignments(stmts, filled=()):
                 and isinstance(s.value.args[0], gast.Name) and s.targets[0].id not in filled:
             inits[s.targets[0].id] = (k, s.value.args[0].id)
             continue
-        for d in sorted({n.id for n in gast.walk(s) if isinstance(n, gast.Name)} & set(inits)):
+        for d in sorted({n.id for n in ir.names(s) if n.id in inits}):
             k0, v = inits.pop(d)
             value = _shaped_value(s, d, v)
             if value is not None:
@@ -69,8 +69,7 @@ def _twins(stmts, arrays):
                 and isinstance(prev, gast.Assign) and isinstance(prev.targets[0], gast.Name) \
                 and prev.targets[0].id == s.target.id \
                 and gast.dump(prev.value) == gast.dump(s.value) \
-                and not any(isinstance(n, gast.Name) and n.id == s.target.id
-                            for n in gast.walk(s.value)):
+                and not any(n.id == s.target.id for n in ir.names(s.value)):
             prev.value = gast.BinOp(left=ir.const(2.0), op=gast.Mult(), right=prev.value)
             continue
         out.append(s)
@@ -105,7 +104,7 @@ def _shaped_value(s, d, v):
             and isinstance(s.value, gast.Call)):
         return None
     e = s.value
-    if any(isinstance(n, gast.Name) and n.id == d for n in gast.walk(e)):
+    if any(n.id == d for n in ir.names(e)):
         return None
     pos, may_return_first = _helper_fact(e.func, "result_like") or (None, False)
     if pos is None or len(e.args) <= pos or not isinstance(e.args[pos], gast.Name) \

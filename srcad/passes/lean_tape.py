@@ -88,9 +88,10 @@ import gast
 from srcad.passes import ir
 
 
-def _stores(fnode):
+def _stores(nodes):
+    """How often each name is assigned or deleted, among `nodes` (a function's, walked)."""
     counts = {}
-    for n in gast.walk(fnode):
+    for n in nodes:
         if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del)):
             counts[n.id] = counts.get(n.id, 0) + 1
     return counts
@@ -105,7 +106,7 @@ def _constant_index(index):
 
 def _read_shape(uses, shape):
     """Each call that reads the array (`uses`) reads the tuple `shape` instead (its
-    `.shape` reads: `_ShapeReads`)."""
+    `.shape` reads: `_read_shapes`)."""
     for parent, field, node in uses:
         if isinstance(parent, gast.Call):
             if ir.dotted_text(parent.func) == "np.zeros_like":
@@ -113,18 +114,24 @@ def _read_shape(uses, shape):
             parent.args = [ir.name(shape) if a is node else a for a in parent.args]
 
 
-class _ShapeReads(gast.NodeTransformer):
-    """`x.shape` -> `x_shape` for the arrays `shapes` maps to their shapes' names (one
-    walk for all of them)."""
+def _read_shapes(nodes, shapes):
+    """`x.shape` -> `x_shape` in the children of `nodes` (a tree's, walked before the
+    tape's reads were rewritten: no `.shape` read is made since), for the arrays `shapes`
+    maps to their shapes' names."""
 
-    def __init__(self, shapes):
-        self.shapes = shapes
+    def shape_read(node):
+        return isinstance(node, gast.Attribute) and node.attr == "shape" and \
+            isinstance(node.value, gast.Name) and node.value.id in shapes
 
-    def visit_Attribute(self, node):
-        if node.attr == "shape" and isinstance(node.value, gast.Name) \
-                and node.value.id in self.shapes:
-            return ir.name(self.shapes[node.value.id])
-        return self.generic_visit(node)
+    for node in nodes:
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if type(value) is list:
+                for k, item in enumerate(value):
+                    if shape_read(item):
+                        value[k] = ir.name(shapes[item.value.id])
+            elif shape_read(value):
+                setattr(node, field, ir.name(shapes[value.value.id]))
 
 
 def _tape_parts(fwd, rev, tape_param):
@@ -163,12 +170,14 @@ class LeanTape:
             return fwd, rev
         tape, unpack = parts
         names = [e.id if isinstance(e, gast.Name) else None for e in unpack.targets[0].elts]
-        fwd_stores, rev_stores = _stores(fwd), _stores(rev)
+        fwd_nodes, rev_nodes = ir.walk(fwd), ir.walk(rev)  # each sweep walked once
+        fwd_stores, rev_stores = _stores(fwd_nodes), _stores(rev_nodes)
         sliced = self.argument_views(fwd, fwd_stores, rev_stores)
-        uses = self.uses(rev, unpack)
-        shapes = self.stacked_shapes(fwd, rev, names, uses, rev_stores)
+        uses = self.uses(rev_nodes, unpack)
+        shapes = self.stacked_shapes(fwd_nodes, rev_nodes, names, uses, rev_stores)
         self.shapes_stacked = set(shapes)
         keep_elts, keep_names, again = [], [], []
+        shape_reads = {}  # array -> its shape's name, for one walk of `rev` at the end
         for elt, name in zip(tape.elts, names):
             if name in shapes:  # its stack keeps shapes: so does its slot
                 base = elt.func.value if isinstance(elt, gast.Call) else elt
@@ -182,13 +191,15 @@ class LeanTape:
             elif self.shape_only(name, uses.get(name, [])):
                 shape = self.namer.fresh(name + "_shape", numbered=False)
                 _read_shape(uses[name], shape)
-                _ShapeReads({name: shape}).visit(rev)
+                shape_reads[name] = shape
                 base = elt.func.value if isinstance(elt, gast.Call) else elt
                 keep_elts.append(gast.Attribute(value=base, attr="shape", ctx=gast.Load()))
                 keep_names.append(shape)
             else:
                 keep_elts.append(elt)
                 keep_names.append(name)
+        if shape_reads:
+            _read_shapes(rev_nodes, shape_reads)
         tape.elts = keep_elts
         k = rev.body.index(unpack)
         unpack.targets[0].elts = [ir.name(n, store=True) for n in keep_names]
@@ -196,13 +207,13 @@ class LeanTape:
         self.slots = keep_names
         return fwd, rev
 
-    def stacked_shapes(self, fwd, rev, names, uses, rev_stores):
+    def stacked_shapes(self, fwd_nodes, rev_nodes, names, uses, rev_stores):
         """{name: its shape's name} for each array that a loop pushes on a stack of the
         tape (`stack.append(x)` in the forward sweep, `x = stack[top]` in the reverse
         sweep) and that the reverse sweep only reads for its shape: its stacks keep its
         shapes from now on, and the reverse sweep reads those."""
         pops = {}  # name -> [(its pop, the stack)]
-        for s in gast.walk(rev):
+        for s in rev_nodes:
             if isinstance(s, gast.Assign) and len(s.targets) == 1 \
                     and isinstance(s.targets[0], gast.Name) \
                     and isinstance(s.value, gast.Subscript) \
@@ -210,14 +221,14 @@ class LeanTape:
                 pops.setdefault(s.targets[0].id, []).append((s, s.value.value.id))
         appends = {}  # stack -> its `stack.append(...)` calls in the forward sweep
         loads = {}
-        for n in gast.walk(fwd):
+        for n in fwd_nodes:
             if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) \
                     and n.func.attr == "append" and isinstance(n.func.value, gast.Name) \
                     and len(n.args) == 1:
                 appends.setdefault(n.func.value.id, []).append(n)
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
                 loads[n.id] = loads.get(n.id, 0) + 1
-        ret = fwd.body[-1].value.elts[1].elts
+        ret = fwd_nodes[0].body[-1].value.elts[1].elts
         shapes = {}
         for name, popped in pops.items():
             stacks = {stack for _, stack in popped}
@@ -246,7 +257,7 @@ class LeanTape:
                 pop.targets = [ir.name(shape, store=True)]
             _read_shape(uses.get(name, []), shape)
         if shapes:
-            _ShapeReads(shapes).visit(rev)
+            _read_shapes(rev_nodes, shapes)
         return shapes
 
     def argument_views(self, fwd, fwd_stores, rev_stores):
@@ -266,14 +277,16 @@ class LeanTape:
         return out
 
     @staticmethod
-    def uses(rev, unpack):
-        """{name: [(parent, field, node)]} for every read of a name in the reverse sweep."""
+    def uses(rev_nodes, unpack):
+        """{name: [(parent, field, node)]} for every read of a name in the reverse sweep
+        (`rev_nodes`: its nodes)."""
         out = {}
-        for parent in gast.walk(rev):
+        for parent in rev_nodes:
             if parent is unpack:
                 continue
-            for field, value in gast.iter_fields(parent):
-                for node in value if isinstance(value, list) else [value]:
+            for field in parent._fields:
+                value = getattr(parent, field, None)
+                for node in value if type(value) is list else [value]:
                     if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
                         out.setdefault(node.id, []).append((parent, field, node))
         return out

@@ -62,7 +62,7 @@ class LoopReplay:
         wanted = set(self.ctx.needed)
         for later in reversed(plan):
             if later.targets[0].id in wanted:
-                wanted |= {n.id for n in gast.walk(later.value) if isinstance(n, gast.Name)}
+                wanted |= {n.id for n in ir.walk(later.value) if isinstance(n, gast.Name)}
         return stmt.targets[0].id in wanted
 
     def replay(self, loop):

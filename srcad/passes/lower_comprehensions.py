@@ -53,11 +53,11 @@ class LowerComprehensions:
 
     def run(self, fnode):
         self.which_sum.bind(fnode)
-        everywhere = Counter(n.id for n in gast.walk(fnode) if isinstance(n, gast.Name))
+        everywhere = Counter(n.id for n in ir.walk(fnode) if isinstance(n, gast.Name))
         self.outside = {}  # comprehension -> the names used outside it, before any lowering
-        for comp in gast.walk(fnode):
+        for comp in ir.walk(fnode):
             if isinstance(comp, _COMPREHENSIONS):
-                inside = Counter(n.id for n in gast.walk(comp) if isinstance(n, gast.Name))
+                inside = Counter(n.id for n in ir.walk(comp) if isinstance(n, gast.Name))
                 self.outside[comp] = set(everywhere - inside)
         fnode.body = self.block(fnode.body)
         return fnode
@@ -96,7 +96,7 @@ class LowerComprehensions:
         outside = self.outside[comp]
         renames = {}
         for gen in comp.generators:  # a variable of the comprehension's own scope
-            for n in gast.walk(gen.target):
+            for n in ir.walk(gen.target):
                 if isinstance(n, gast.Name) and n.id in outside:
                     renames[n.id] = self.ctx.namer.fresh(n.id)
         for k, gen in enumerate(comp.generators):
@@ -174,7 +174,7 @@ class SumFinder:
 
     def bind(self, fnode):
         """Names that `fnode` binds shadow the builtins and globals."""
-        self.locals = {n.id for n in gast.walk(fnode)
+        self.locals = {n.id for n in ir.walk(fnode)
                        if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Param))}
         return self
 
@@ -211,7 +211,7 @@ def lowerable(fnode, fn, scope=None):
     LowerComprehensions turns into loops."""
     which_sum = SumFinder(fn, scope or {}).bind(fnode)
     found = set()
-    for s in gast.walk(fnode):
+    for s in ir.walk(fnode):
         if isinstance(s, gast.stmt):
             exprs = _evaluated(s)
             if isinstance(s, gast.Assign) and isinstance(s.value, gast.Lambda):
@@ -266,7 +266,7 @@ def _safe_sums(exprs, which_sum, nested):
 
 
 def _rename(node, renames):
-    for n in gast.walk(node):
+    for n in ir.walk(node):
         if isinstance(n, gast.Name) and n.id in renames:
             n.id = renames[n.id]
     return node
@@ -274,7 +274,7 @@ def _rename(node, renames):
 
 def _replace(tree, old, new):
     """Put `new` where `old` is in `tree` (a statement's expressions)."""
-    for parent in gast.walk(tree):
+    for parent in ir.walk(tree):
         for field, value in gast.iter_fields(parent):
             if value is old:
                 setattr(parent, field, new)

@@ -55,7 +55,7 @@ class LowerIterators:
         self.env = {**vars(builtins), **getattr(fn, "__globals__", {}), **ctx.local_functions}
 
     def run(self, fnode):
-        self.locals = {n.id for n in gast.walk(fnode)
+        self.locals = {n.id for n in ir.walk(fnode)
                        if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Param))}
         fnode.body = ir.rewrite_blocks(fnode.body, self.lowered_loop)
         return fnode
@@ -202,6 +202,6 @@ def _pair(target, n):
 
 
 def _assigned(stmts):
-    return {n.id for s in stmts for n in gast.walk(s)
+    return {n.id for s in stmts for n in ir.walk(s)
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
 

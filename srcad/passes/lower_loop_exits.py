@@ -102,7 +102,7 @@ class LowerLoopExits:
 
 def _sets(stmt, flag):
     return any(isinstance(n, gast.Name) and n.id == flag and isinstance(n.ctx, gast.Store)
-               for n in gast.walk(stmt))
+               for n in ir.walk(stmt))
 
 
 def _is_exit_test(s):

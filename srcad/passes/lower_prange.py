@@ -6,6 +6,7 @@ import gast
 import numba
 
 from srcad.errors import UnsupportedError
+from srcad.passes import ir
 
 
 class LowerPrange:
@@ -52,9 +53,9 @@ class LowerPrange:
         self.env = {**vars(builtins), **getattr(fn, "__globals__", {}), "numba": numba}
 
     def run(self, fnode):
-        local = {n.id for n in gast.walk(fnode)
+        local = {n.id for n in ir.walk(fnode)
                  if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Param))}
-        for loop in gast.walk(fnode):
+        for loop in ir.walk(fnode):
             if isinstance(loop, gast.For) and self.is_prange(loop.iter, local):
                 # the sums it adds into and the arrays whose rows it owns, for
                 # CheckpointLoops to run its sweeps in parallel
@@ -82,7 +83,7 @@ class LowerPrange:
         if not isinstance(loop.target, gast.Name):
             self.refuse(loop, "unpacks its loop variable", "loop over `prange(n)` by index")
         i = loop.target.id
-        if any(isinstance(n, gast.Return) for n in gast.walk(loop)) or _breaks(loop.body):
+        if any(isinstance(n, gast.Return) for n in ir.walk(loop)) or _breaks(loop.body):
             self.refuse(loop, "can leave early (`break`, `return`)",
                         "make it a `range` loop, or compute every iteration")
         reductions = _reductions(loop.body)
@@ -103,7 +104,7 @@ class LowerPrange:
             if all(_first(w) == i for w in writes):
                 rows.add(array)
             for w in writes:
-                if i not in {n.id for n in gast.walk(w) if isinstance(n, gast.Name)}:
+                if i not in {n.id for n in ir.walk(w) if isinstance(n, gast.Name)}:
                     self.refuse(loop, f"writes `{array}` at an index that does not involve "
                                 f"`{i}`", f"write `{array}[{i}, ...]` only")
                 parts = w.elts if isinstance(w, gast.Tuple) else [w]
@@ -112,14 +113,14 @@ class LowerPrange:
                                 f"share (`{array}[{_text(w)}]`)",
                                 f"index `{array}` by `{i}` itself (or `{i}` plus or times a "
                                 "number) in one of its places")
-            for n in gast.walk(gast.Module(body=loop.body, type_ignores=[])):
+            for n in ir.walk(gast.Module(body=loop.body, type_ignores=[])):
                 if isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Load) and \
                         isinstance(n.value, gast.Name) and n.value.id == array:
                     if gast.dump(n.slice) not in texts:
                         self.refuse(loop, f"reads `{array}` at other indices than it writes",
                                     "read the values of the previous step from another "
                                     "array, or make the loop a `range` loop")
-            whole = [n for n in gast.walk(gast.Module(body=loop.body, type_ignores=[]))
+            whole = [n for n in ir.walk(gast.Module(body=loop.body, type_ignores=[]))
                      if isinstance(n, gast.Name) and n.id == array and isinstance(n.ctx, gast.Load)
                      and not _subscripted(loop.body, n)]
             if whole:
@@ -136,7 +137,7 @@ def _first(index):
 
 
 def _stored(stmts):
-    return {n.id for s in stmts for n in gast.walk(s)
+    return {n.id for s in stmts for n in ir.walk(s)
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
 
 
@@ -145,13 +146,13 @@ def _reductions(stmts):
     name` for + and *) with op + - or *, and `name` stored nowhere else."""
     out, aug_targets = {}, set()
     for s in stmts:
-        for n in gast.walk(s):
+        for n in ir.walk(s):
             target, op = _reduction(n)
             if target is not None:
                 # a sum may add and subtract; a product only multiplies
                 out.setdefault(target.id, []).append(gast.Add if op is gast.Sub else op)
                 aug_targets.add(id(target))
-    other = {n.id for s in stmts for n in gast.walk(s) if isinstance(n, gast.Name)
+    other = {n.id for s in stmts for n in ir.walk(s) if isinstance(n, gast.Name)
              and isinstance(n.ctx, gast.Store) and id(n) not in aug_targets}
     return {k: v for k, v in out.items() if k not in other}
 
@@ -192,11 +193,11 @@ def _breaks(stmts):
 def _comprehension_only(stmts):
     """Names bound only as the variables of comprehensions and generator expressions
     (their own scope in Python 3)."""
-    inside = {n.id for s in stmts for c in gast.walk(s) if isinstance(c, gast.comprehension)
-              for n in gast.walk(c.target) if isinstance(n, gast.Name)}
-    targets = {id(n) for s in stmts for c in gast.walk(s) if isinstance(c, gast.comprehension)
-               for n in gast.walk(c.target)}
-    elsewhere = {n.id for s in stmts for n in gast.walk(s) if isinstance(n, gast.Name) and
+    inside = {n.id for s in stmts for c in ir.walk(s) if isinstance(c, gast.comprehension)
+              for n in ir.walk(c.target) if isinstance(n, gast.Name)}
+    targets = {id(n) for s in stmts for c in ir.walk(s) if isinstance(c, gast.comprehension)
+               for n in ir.walk(c.target)}
+    elsewhere = {n.id for s in stmts for n in ir.walk(s) if isinstance(n, gast.Name) and
                  isinstance(n.ctx, gast.Store) and id(n) not in targets}
     return inside - elsewhere
 
@@ -224,7 +225,7 @@ def _reads(stmts, name):
     """How many times `stmts` read `name` (an augmented assignment reads its target)."""
     count = 0
     for s in stmts:
-        for n in gast.walk(s):
+        for n in ir.walk(s):
             if isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load):
                 count += 1
             elif isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name) and \
@@ -272,7 +273,7 @@ def _assigned_after(stmts, assigned):
             assigned |= _stored(s.targets)
         elif _runs(s):  # its variable surely; its body, if it runs to its end
             assigned |= _stored([s.target])
-            if not any(isinstance(n, (gast.Break, gast.Continue)) for n in gast.walk(
+            if not any(isinstance(n, (gast.Break, gast.Continue)) for n in ir.walk(
                     gast.Module(body=s.body, type_ignores=[]))):
                 assigned = _assigned_after(s.body, assigned)
     return assigned
@@ -286,7 +287,7 @@ def _runs(loop):
 
 
 def _loads(nodes):
-    return {n.id for node in nodes for n in gast.walk(node)
+    return {n.id for node in nodes for n in ir.walk(node)
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
 
 
@@ -294,7 +295,7 @@ def _array_writes(stmts):
     """{array name: [index nodes it is written at]}."""
     out = {}
     for s in stmts:
-        for n in gast.walk(s):
+        for n in ir.walk(s):
             if isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store) and \
                     isinstance(n.value, gast.Name):
                 out.setdefault(n.value.id, []).append(n.slice)
@@ -303,4 +304,4 @@ def _array_writes(stmts):
 
 def _subscripted(stmts, name_node):
     return any(isinstance(n, gast.Subscript) and n.value is name_node
-               for s in stmts for n in gast.walk(s))
+               for s in stmts for n in ir.walk(s))

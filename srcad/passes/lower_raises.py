@@ -51,7 +51,7 @@ class LowerRaises:
         self.asserts = set()  # the raises that asserts stand for
 
     def run(self, fnode):
-        for node in gast.walk(fnode):
+        for node in ir.walk(fnode):
             for field in ("body", "orelse"):
                 stmts = getattr(node, field, None)
                 if isinstance(stmts, list):
@@ -135,7 +135,7 @@ class LowerPrints:
         self.rule = registry.by_name("rt.show")
 
     def run(self, fnode):
-        for node in gast.walk(fnode):
+        for node in ir.walk(fnode):
             if isinstance(node, gast.Assign) and isinstance(node.value, gast.Call) and \
                     self.ctx.resolve.lookup(ir.dotted_text(node.value.func) or "") is print:
                 node.value = self.lowered(node.value, node)
@@ -179,7 +179,9 @@ class RestoreRaises:
         self.ctx = ctx
 
     def run(self, fnode):
-        for node in gast.walk(fnode):
+        if not (self.ctx.failures or self.ctx.prints):
+            return fnode  # nothing was lowered
+        for node in ir.walk(fnode):
             for field in ("body", "orelse"):
                 stmts = getattr(node, field, None)
                 if isinstance(stmts, list):

@@ -1,6 +1,8 @@
 """RenameReserved: the user's own names never collide with the generated module's."""
 import gast
 
+from srcad.passes import ir
+
 RESERVED = {"np", "math", "rt", "List", "numba"}
 
 
@@ -29,11 +31,11 @@ class RenameReserved:
         resolve = self.ctx.resolve
         locals_ = resolve.locals if resolve is not None else None
         if locals_ is None:
-            locals_ = {n.id for n in gast.walk(fnode)
+            locals_ = {n.id for n in ir.walk(fnode)
                        if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Param))}
         clashes = {n for n in locals_ if n in RESERVED or n.endswith(("_fwd", "_rev"))}
         renames = {n: self.ctx.namer.fresh(n + "_", numbered=False) for n in sorted(clashes)}
-        for node in gast.walk(fnode):
+        for node in ir.walk(fnode):
             if isinstance(node, gast.Name) and node.id in renames:
                 node.id = renames[node.id]
         if resolve is not None:

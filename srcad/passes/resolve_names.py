@@ -1,15 +1,40 @@
 """ResolveNames: which names are the function's own, and what the others refer to."""
 import builtins
+import copy
 import inspect
 import types
 
 import beniget
 import gast
 
+from srcad.passes import ir
+
 
 class _Chains(beniget.DefUseChains):
     def warn(self, msg, node):  # unbound names are globals; resolved below
         pass
+
+
+def _without_branches(stmts):
+    """`stmts` with each `if` (at any depth) as its test and then both its branches: the
+    names a function binds do not depend on which branch runs, and beniget copies every
+    definition seen so far at each branch, which makes a long function with many `if`s
+    quadratic."""
+    out = []
+    for s in stmts:
+        if isinstance(s, gast.If):
+            out.append(gast.Expr(value=s.test))
+            out += _without_branches(s.body) + _without_branches(s.orelse)
+            continue
+        fields = [f for f in ("body", "orelse", "finalbody")
+                  if isinstance(getattr(s, f, None), list)]
+        if fields and not isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef,
+                                         gast.ClassDef)):
+            s = copy.copy(s)
+            for f in fields:
+                setattr(s, f, _without_branches(getattr(s, f)))
+        out.append(s)
+    return out
 
 
 class ResolveNames:
@@ -35,12 +60,12 @@ class ResolveNames:
     MISSING = object()
 
     def __init__(self, fsrc, scope=None):
-        module = gast.Module(body=[fsrc.node], type_ignores=[])
+        flat = copy.copy(fsrc.node)
+        flat.body = _without_branches(flat.body)
         chains = _Chains()
-        chains.visit(module)
-        self.locals = {d.name() for d in chains.locals[fsrc.node]}
-        loads = {n.id for n in gast.walk(fsrc.node)
-                 if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+        chains.visit(gast.Module(body=[flat], type_ignores=[]))
+        self.locals = {d.name() for d in chains.locals[flat]}
+        loads = {n.id for n in ir.names(fsrc.node) if isinstance(n.ctx, gast.Load)}
         env = dict(vars(builtins))
         env.update(fsrc.fn.__globals__)
         try:

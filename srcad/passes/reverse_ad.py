@@ -24,6 +24,13 @@ def _stmts(text):
     return statements(text)
 
 
+def _zeroed(adjoint, like=None):
+    """`adjoint = 0.0`, or `adjoint = np.zeros_like(like)` (built, not parsed: a long
+    function has thousands)."""
+    value = ir.const(0.0) if like is None else ir.call("np.zeros_like", ir.name(like))
+    return [ir.assign(adjoint, value)]
+
+
 class ReverseAD(TapeLayout, LoopReplay, CallAdjoints):
     """Transformation: from the normalized, analysed function, two functions.
 
@@ -54,6 +61,7 @@ class ReverseAD(TapeLayout, LoopReplay, CallAdjoints):
         self.replay_tapes = {}  # a call replayed in the reverse sweep -> its tape's name
         self.starts = {}  # (loop, carried name) -> the name holding its value at iteration start
         self._stores = None
+        self._assigned = self._views = None  # `assigned()` and `may_be_views()`, found once
         ctx.view_adjoints = set()
         self.namer = ctx.namer
 
@@ -70,7 +78,7 @@ class ReverseAD(TapeLayout, LoopReplay, CallAdjoints):
             elif isinstance(s, gast.If):
                 body, orelse = self.forward(s.body, depth), self.forward(s.orelse, depth)
                 test = s.test
-                if any(st in self.callee_stacks for st in gast.walk(s)):
+                if any(st in self.callee_stacks for st in ir.walk(s)):
                     # Numba would drop a branch it finds constant, and with it the only
                     # append that types the list of the callee's tapes
                     test = ir.call("rt.unpruned", test)
@@ -216,18 +224,18 @@ class ReverseAD(TapeLayout, LoopReplay, CallAdjoints):
             out += self.adj.assign(s)
         for t in active:
             if not self.ctx.kinds[t].ndim and s not in self.ctx.fresh_defs:
-                out += _stmts(f"{self.ctx.d(t)} = 0.0")
+                out += _zeroed(self.ctx.d(t))
         for t in self.value_push(s):
             out += self.pop(self.stacks[t], t, copy_array=t in self.ctx.elem_saved)
             if t in self.ctx.active and self.ctx.kinds[t].ndim:
-                out += _stmts(f"{self.ctx.d(t)} = np.zeros_like({t})")
+                out += _zeroed(self.ctx.d(t), t)
         loop = self.replay_of.get(s)
         for t in outs if loop is not None else ():
             if (loop, t) not in self.starts:
                 continue
             out += _stmts(f"{t} = {self.starts[loop, t]}")
             if t in self.ctx.active and self.ctx.kinds[t].ndim:
-                out += _stmts(f"{self.ctx.d(t)} = np.zeros_like({t})")
+                out += _zeroed(self.ctx.d(t), t)
         return out
 
     # loops replayed in the reverse sweep
@@ -243,7 +251,7 @@ class ReverseAD(TapeLayout, LoopReplay, CallAdjoints):
             piece = gast.Subscript(value=ir.name(self.ctx.d(x)), slice=copy.deepcopy(s.value.slice),
                                    ctx=gast.Load())
             return [ir.assign(self.ctx.d(t), piece)]
-        return _stmts(f"{self.ctx.d(t)} = np.zeros_like({t})")
+        return _zeroed(self.ctx.d(t), t)
 
     def adjoint_view(self, s):
         """Whether `s` is `t = x[index]`, a basic-indexing view of an argument `x` that is
@@ -295,18 +303,22 @@ class ReverseAD(TapeLayout, LoopReplay, CallAdjoints):
     def assigned(self):
         """Names the body assigns; loop variables only where read outside their loop
         (inside it, the reverse sweep recomputes them from the iteration number)."""
+        if self._assigned is not None:
+            return self._assigned
         names_, loop_vars, inside = set(), set(), set()
-        for node in gast.walk(gast.Module(body=self.ctx.fnode.body, type_ignores=[])):
+        every = ir.walk(gast.Module(body=self.ctx.fnode.body, type_ignores=[]))
+        for node in every:
             if isinstance(node, gast.For):
                 loop_vars.add(node.target.id)
-                inside |= {id(n) for n in gast.walk(node)}
+                inside |= {id(n) for n in ir.names(node)}
             elif isinstance(node, gast.Assign):
-                names_ |= {n.id for t in node.targets for n in gast.walk(t)
-                           if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
-        for node in gast.walk(gast.Module(body=self.ctx.fnode.body, type_ignores=[])):
+                names_ |= {n.id for t in node.targets for n in ir.names(t)
+                           if isinstance(n.ctx, gast.Store)}
+        for node in every:
             if isinstance(node, gast.Name) and node.id in loop_vars and id(node) not in inside:
                 names_.add(node.id)
-        return names_ | {loop.target.id for loop in self.ctx.saved_loop_vars}
+        self._assigned = names_ | {loop.target.id for loop in self.ctx.saved_loop_vars}
+        return self._assigned
 
     def final_values(self):
         assigned = self.assigned() | self.ctx.written
@@ -323,11 +335,16 @@ class ReverseAD(TapeLayout, LoopReplay, CallAdjoints):
         for loop, plan in self.ctx.recompute.items():
             per_loop.setdefault(loop, set()).update(st.targets[0].id for st in plan)
         out = set()
+        if not per_loop:
+            return out
+        every = {}  # name -> how often the function mentions it
+        for n in ir.names(gast.Module(body=self.ctx.fnode.body, type_ignores=[])):
+            every[n.id] = every.get(n.id, 0) + 1
         for loop, names_ in per_loop.items():
-            inside = {id(n) for n in gast.walk(loop)}
-            outside = {n.id for n in gast.walk(gast.Module(body=self.ctx.fnode.body,
-                                                             type_ignores=[]))
-                       if isinstance(n, gast.Name) and id(n) not in inside}
+            inside = {}
+            for n in ir.names(loop):
+                inside[n.id] = inside.get(n.id, 0) + 1
+            outside = {v for v, count in every.items() if count > inside.get(v, 0)}
             out |= names_ - outside - set(self.params)
         return out
 
@@ -375,17 +392,20 @@ class ReverseAD(TapeLayout, LoopReplay, CallAdjoints):
     def may_be_views(self):
         """Variables assigned a slice, a transpose or a reshape of another array (a
         boolean mask's selection is a new array)."""
+        if self._views is not None:
+            return set(self._views)
         out, kinds = set(), self.ctx.kinds
-        for node in gast.walk(gast.Module(body=self.ctx.fnode.body, type_ignores=[])):
+        for node in ir.walk(gast.Module(body=self.ctx.fnode.body, type_ignores=[])):
             if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name):
                 v = node.value
                 sliced = isinstance(v, gast.Subscript) and not mask_of(v.slice, kinds) and (
-                    any(isinstance(p, gast.Slice) for p in gast.walk(v.slice))
+                    any(isinstance(p, gast.Slice) for p in ir.walk(v.slice))
                     or getattr(kinds.get(node.targets[0].id), "ndim", 0) > 0)
                 viewed = isinstance(v, gast.Call) and registry.is_view(ir.dotted_text(v.func))
                 if sliced or viewed or isinstance(v, gast.Name):
                     out.add(node.targets[0].id)
-        return out
+        self._views = out
+        return set(out)
 
     def build_rev(self, fnode, body):
         ctx = self.ctx
@@ -403,8 +423,7 @@ class ReverseAD(TapeLayout, LoopReplay, CallAdjoints):
         for v in sorted(ctx.active | set(self.wrt)):
             if ctx.kinds[v].ndim and v in local:
                 continue
-            zero = f"np.zeros_like({v})" if ctx.kinds[v].ndim else "0.0"
-            pre += _stmts(f"{ctx.d(v)} = {zero}")
+            pre += _zeroed(ctx.d(v), v if ctx.kinds[v].ndim else None)
         result = self.result
         outs = result.elts if isinstance(result, gast.Tuple) else [result]
         seeds = [ctx.seed] if not isinstance(result, gast.Tuple) else \

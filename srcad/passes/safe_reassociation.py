@@ -76,8 +76,7 @@ def _continuous(call):
 
 
 def _loads(node):
-    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name)
-            and isinstance(n.ctx, gast.Load)}
+    return {n.id for n in ir.names(node) if isinstance(n.ctx, gast.Load)}
 
 
 def _stored(target):
@@ -102,8 +101,8 @@ class SafeReassociation:
         self.adjoints, self.integers = set(adjoints), set(integers)
 
     def run(self, fnode):
-        assignments = []
-        for node in gast.walk(fnode):
+        assignments, nodes = [], ir.walk(fnode)
+        for node in nodes:
             if isinstance(node, gast.Assign):
                 assignments += [(t, node.value) for t in node.targets]
             elif isinstance(node, gast.AugAssign):
@@ -121,15 +120,26 @@ class SafeReassociation:
                     not self.integer(value):
                 for n in names:
                     self.families.setdefault(n, set()).add(_FAMILY[type(value.op)])
+        self.find_changeable(assignments)
+        return not any(self.decides(node) for node in nodes)
+
+    def find_changeable(self, assignments):
+        """`changeable`: the names of the assignments whose values reordering may change
+        (`may_change`). First those that may change by themselves, then, through a
+        worklist, those reading a name found so (a fixed point, without going over every
+        assignment again while it grows)."""
         self.changeable = set()
-        grew = True
-        while grew:
-            grew = False
-            for names, value in assignments:
-                if names - self.changeable and self.may_change(value):
-                    self.changeable |= names
-                    grew = True
-        return not any(self.decides(node) for node in gast.walk(fnode))
+        readers, todo = {}, []
+        for names, value in assignments:
+            if self.may_change(value):  # nothing is changeable yet: by itself
+                todo.append(names)
+            else:
+                for n in _loads(value):
+                    readers.setdefault(n, []).append(names)
+        while todo:
+            for n in todo.pop() - self.changeable:
+                self.changeable.add(n)
+                todo += readers.pop(n, [])
 
     def find_integers(self, assignments):
         """Adds the names that every assignment gives an integer expression, counters
@@ -168,7 +178,7 @@ class SafeReassociation:
         arithmetic of one family, or calls something that sums inside."""
         if _loads(expr) & self.changeable:
             return True
-        for node in gast.walk(expr):
+        for node in ir.walk(expr):
             if isinstance(node, gast.BinOp) and type(node.op) in _FAMILY and \
                     not self.integer(node):
                 family = _FAMILY[type(node.op)]

@@ -52,6 +52,9 @@ class SpellMasks:
 
     def __init__(self, kinds):
         self.kinds = kinds
+        # without a boolean array there is no mask to spell: no statement is searched
+        self.masks = any(getattr(k, "dtype", None) == "b" and getattr(k, "ndim", 0)
+                         for k in kinds.values())
 
     def run(self, fnode):
         fnode = copy.copy(fnode)
@@ -64,8 +67,8 @@ class SpellMasks:
             if isinstance(s, (gast.If, gast.For, gast.While)):
                 s = copy.copy(s)
                 s.body, s.orelse = self.block(s.body), self.block(s.orelse)
-            elif any(isinstance(n, gast.Subscript) and mask_of(n.slice, self.kinds)
-                     for n in gast.walk(s)):
+            elif self.masks and any(isinstance(n, gast.Subscript) and
+                                    mask_of(n.slice, self.kinds) for n in ir.walk(s)):
                 s = self.statement(copy.deepcopy(s))
             out.append(s)
         return out

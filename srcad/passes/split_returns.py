@@ -5,7 +5,7 @@ from srcad.passes import ir
 
 
 def _has_return(stmts):
-    return any(isinstance(n, gast.Return) for s in stmts for n in gast.walk(s))
+    return any(isinstance(n, gast.Return) for s in stmts for n in ir.walk(s))
 
 
 class SplitReturns:
@@ -74,7 +74,7 @@ class SplitReturns:
 
     def tuple_width(self, fnode):
         """n if the function returns n-tuples (`return a, b`), else 0."""
-        returns = [n for n in gast.walk(fnode) if isinstance(n, gast.Return)]
+        returns = [n for n in ir.walk(fnode) if isinstance(n, gast.Return)]
         widths = {len(r.value.elts) if isinstance(r.value, gast.Tuple) else 0 for r in returns}
         if len(widths) > 1:
             raise self.ctx.fsrc.error(

@@ -110,8 +110,8 @@ class TapeLayout:
     def store_counts(self):
         if self._stores is None:
             self._stores = {}
-            for n in gast.walk(gast.Module(body=self.ctx.fnode.body, type_ignores=[])):
-                if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+            for n in ir.names(gast.Module(body=self.ctx.fnode.body, type_ignores=[])):
+                if isinstance(n.ctx, gast.Store):
                     self._stores[n.id] = self._stores.get(n.id, 0) + 1
         return self._stores
 

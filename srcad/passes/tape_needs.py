@@ -35,12 +35,12 @@ def _exposed(stmts, assigned=frozenset()):
     out, assigned = set(), set(assigned)
     for s in stmts:
         if isinstance(s, gast.If):
-            out |= {n.id for n in gast.walk(s.test) if isinstance(n, gast.Name)} - assigned
+            out |= {n.id for n in ir.walk(s.test) if isinstance(n, gast.Name)} - assigned
             out |= _exposed(s.body, assigned) | _exposed(s.orelse, assigned)
             a, b = _assignments(s.body), _assignments(s.orelse)
             assigned |= set(a) & set(b)
         else:
-            out |= {n.id for n in gast.walk(s.value) if isinstance(n, gast.Name)} - assigned
+            out |= {n.id for n in ir.walk(s.value) if isinstance(n, gast.Name)} - assigned
             assigned |= set(targets(s))
     return out
 
@@ -52,19 +52,19 @@ def _names_before(stmts, target):
     for s in stmts:
         if s is target:
             return out
-        if any(n is target for n in gast.walk(s)):
+        if any(n is target for n in ir.walk(s)):
             if isinstance(s, (gast.For, gast.While)):
                 return None
             out |= _loads(s.test)
             inner = _names_before(s.body if any(n is target for st in s.body
-                                                for n in gast.walk(st)) else s.orelse, target)
+                                                for n in ir.walk(st)) else s.orelse, target)
             return None if inner is None else out | inner
         out |= _loads(s)
     return out
 
 
 def _loads(node):
-    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name)
+    return {n.id for n in ir.walk(node) if isinstance(n, gast.Name)
             and isinstance(n.ctx, gast.Load)}
 
 
@@ -120,7 +120,7 @@ class TapeNeeds:
             loop for loop, _ in statements(fnode.body)
             if isinstance(loop, gast.For) and loop.target.id in ctx.needed and any(
                 isinstance(n, gast.Name) and n.id == loop.target.id and
-                isinstance(n.ctx, gast.Store) for s in loop.body for n in gast.walk(s))}
+                isinstance(n.ctx, gast.Store) for s in loop.body for n in ir.walk(s))}
         ctx.fresh_defs = self.fresh_defs(fnode)
         fresh_once = {s.targets[0].id for s in ctx.fresh_defs if defs.get(s.targets[0].id) == 1}
 
@@ -221,8 +221,8 @@ class TapeNeeds:
             exposed = _exposed(loop.body)
             before = self.names_before(fnode.body, loop)
             if before is None:  # inside another loop: whatever runs around it
-                inside = {id(n) for n in gast.walk(loop)}
-                before = {n.id for n in gast.walk(fnode) if isinstance(n, gast.Name)
+                inside = {id(n) for n in ir.walk(loop)}
+                before = {n.id for n in ir.walk(fnode) if isinstance(n, gast.Name)
                           and id(n) not in inside}
             # carried: the values an iteration starts from, and those the code before the
             # loop needs back once the reverse sweep has replayed it
@@ -231,7 +231,7 @@ class TapeNeeds:
             pushes = sum(1 for s in ir.walk_no_loops(loop.body) if isinstance(s, gast.Assign)
                          for t in targets(s) if t in pushed)
             if pushes > 2 * len(carried):
-                reads = {n.id for s in kept for n in gast.walk(s.value)
+                reads = {n.id for s in kept for n in ir.walk(s.value)
                          if isinstance(n, gast.Name)} | {loop.target.id}
                 plan[loop] = (carried, kept, reads - set(counts))
         return plan
@@ -260,13 +260,13 @@ class TapeNeeds:
                 wanted |= {t for t in targets(s) if getattr(self.ctx.kinds.get(t), "ndim", 0)}
         for s in reversed(list(ir.walk_no_loops(body))):
             if isinstance(s, gast.If):
-                wanted |= {n.id for n in gast.walk(s.test) if isinstance(n, gast.Name)}
+                wanted |= {n.id for n in ir.walk(s.test) if isinstance(n, gast.Name)}
                 continue
             call = isinstance(s.value, gast.Call) and self.ctx.site(s.value).kind == "user" and \
                 any(t in self.ctx.active for t in targets(s))  # its tape is needed
             if call or any(t in wanted for t in targets(s)):
                 kept.add(s)
-                wanted |= {n.id for n in gast.walk(s.value) if isinstance(n, gast.Name)}
+                wanted |= {n.id for n in ir.walk(s.value) if isinstance(n, gast.Name)}
         return [s for s in ir.walk_no_loops(body) if s in kept], wanted
 
     def reads(self, s, outs):
@@ -305,9 +305,9 @@ class TapeNeeds:
         for loop, _ in statements(fnode.body):
             if not isinstance(loop, (gast.For, gast.While)):
                 continue
-            changed = {n.id for n in gast.walk(loop)
+            changed = {n.id for n in ir.walk(loop)
                        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
-            inner = {n.id for s in loop.body for n in gast.walk(s)
+            inner = {n.id for s in loop.body for n in ir.walk(s)
                      if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
             stable = set() if isinstance(loop, gast.While) or loop.target.id in inner \
                 else {loop.target.id}
@@ -319,12 +319,12 @@ class TapeNeeds:
                 kind = ctx.kinds.get(t)
                 view = isinstance(s.value, gast.Subscript) and getattr(kind, "is_array", False) \
                     and not any(isinstance(n, gast.Name) and ctx.kinds[n.id].is_array
-                                for n in gast.walk(s.value.slice))
+                                for n in ir.walk(s.value.slice))
                 scalar = getattr(kind, "ndim", 1) == 0
                 if defs.get(t) != 1 or not (scalar or view) or t in ctx.no_push \
                         or not self.pure(s.value, written):
                     continue
-                reads = {n.id for n in gast.walk(s.value) if isinstance(n, gast.Name)}
+                reads = {n.id for n in ir.walk(s.value) if isinstance(n, gast.Name)}
                 if all(r in stable or r not in changed for r in reads):
                     chosen.append(s)
                     stable.add(t)
@@ -332,7 +332,7 @@ class TapeNeeds:
                 plan[loop] = chosen
                 names_ = {s.targets[0].id for s in chosen}
                 recomputed |= names_
-                operands |= {n.id for s in chosen for n in gast.walk(s.value)
+                operands |= {n.id for s in chosen for n in ir.walk(s.value)
                              if isinstance(n, gast.Name)} - names_
         return plan, recomputed, operands
 
@@ -358,9 +358,9 @@ class TapeNeeds:
             i = loop.target.id
             if i not in self.ctx.needed:
                 continue
-            inside = {id(n) for n in gast.walk(loop)}
+            inside = {id(n) for n in ir.walk(loop)}
             outside_read = any(isinstance(n, gast.Name) and n.id == i and id(n) not in inside
-                               for n in gast.walk(fnode))
+                               for n in ir.walk(fnode))
             headers = sum(1 for other in loops if other.target.id == i)
             if outside_read or headers > 1 or defs.get(i, 0):
                 saved.add(loop)
@@ -370,10 +370,10 @@ class TapeNeeds:
         """Top-level assignments that are a name's first mention in the body."""
         seen, fresh = set(self.params), set()
         for s in fnode.body:
-            mentioned = {n.id for n in gast.walk(s) if isinstance(n, gast.Name)}
+            mentioned = {n.id for n in ir.walk(s) if isinstance(n, gast.Name)}
             if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
                 name = s.targets[0].id
-                reads = {n.id for n in gast.walk(s.value) if isinstance(n, gast.Name)}
+                reads = {n.id for n in ir.walk(s.value) if isinstance(n, gast.Name)}
                 if name not in seen and name not in reads:
                     fresh.add(s)
             seen |= mentioned

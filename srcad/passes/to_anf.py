@@ -145,7 +145,7 @@ class ToANF:
         target, value = node.targets[0], node.value
         if isinstance(target, gast.Name):
             pre, op = self.op(value)
-            if any(isinstance(n, gast.Name) and n.id == target.id for n in gast.walk(op)):
+            if any(isinstance(n, gast.Name) and n.id == target.id for n in ir.walk(op)):
                 tmp = self.tmp()
                 pre, op = pre + [ir.assign(tmp, op, like=node)], ir.name(tmp)
             return pre + [ir.assign(target, op, like=node)]
@@ -211,7 +211,7 @@ class ToANF:
             if len(value.elts) != len(names):
                 raise self.error("unpacking needs as many values as targets", node)
             pre, atoms = self.atoms(value.elts, force_name=True)
-            stored = {n.id for t in names for n in gast.walk(t) if isinstance(n, gast.Name)}
+            stored = {n.id for t in names for n in ir.walk(t) if isinstance(n, gast.Name)}
             for k, a in enumerate(atoms):  # `a, b = b, a`: read every value before any write
                 if isinstance(a, gast.Name) and a.id in stored:
                     tmp = self.tmp()
@@ -222,7 +222,7 @@ class ToANF:
             user_call = isinstance(op, gast.Call) and isinstance(op.func, gast.Name) \
                 and op.func.id in self.ctx.user_functions
             if user_call:  # its items as names (`KE[0], PE[0] = energies(x)` through two)
-                read = {n.id for n in gast.walk(op) if isinstance(n, gast.Name)}
+                read = {n.id for n in ir.walk(op) if isinstance(n, gast.Name)}
                 outs = [t.id if isinstance(t, gast.Name) and t.id not in read else self.tmp()
                         for t in names]
                 stmt = ir.assign(gast.Tuple(elts=[ir.name(o, True) for o in outs],

@@ -113,4 +113,4 @@ class UfuncOut:
 
 def _count(node, name):
     """How many times `node` names `name`."""
-    return sum(isinstance(n, gast.Name) and n.id == name for n in gast.walk(node))
+    return sum(isinstance(n, gast.Name) and n.id == name for n in ir.walk(node))

@@ -89,8 +89,8 @@ class UnrollTupleLoops:
         """Deep copies of `stmts` whose calls keep their `CallSite`s and whose expanded
         `x += e` stay marked as such."""
         out = [copy.deepcopy(s) for s in stmts]
-        for a, b in zip(gast.walk(gast.Module(body=stmts, type_ignores=[])),
-                        gast.walk(gast.Module(body=out, type_ignores=[]))):
+        for a, b in zip(ir.walk(gast.Module(body=stmts, type_ignores=[])),
+                        ir.walk(gast.Module(body=out, type_ignores=[]))):
             if a in self.ctx.calls:
                 self.ctx.calls[b] = self.ctx.calls[a]
             if a in self.ctx.augmented:
@@ -101,13 +101,13 @@ class UnrollTupleLoops:
         """Statements taking the items the body changes (`s` in `for v in (a, s)` with
         `s -= ...` in the body) into temporaries; `node.iter.elts` becomes the values
         each copy starts from."""
-        rebound = {n.id for n in gast.walk(node) if isinstance(n, gast.Name)
+        rebound = {n.id for n in ir.walk(node) if isinstance(n, gast.Name)
                    and isinstance(n.ctx, gast.Store)}
-        written = {_root(n) for n in gast.walk(node)  # arrays written element by element
+        written = {_root(n) for n in ir.walk(node)  # arrays written element by element
                    if isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store)}
         out, elts = [], []
         for elt in node.iter.elts:
-            reads = {n.id for n in gast.walk(elt) if isinstance(n, gast.Name)}
+            reads = {n.id for n in ir.walk(elt) if isinstance(n, gast.Name)}
             # the tuple holds a name's object itself, so the body's writes into it show, as
             # in Python; a value computed from what the body changes is computed first
             if isinstance(elt, gast.Constant) or not reads & (rebound | written) or \

@@ -107,8 +107,8 @@ def _stores(fnode, updates=True):
     with `updates` (on an array, it writes into it)."""
     out = {a.id: 1 for a in fnode.args.args}
     skipped = set() if updates else \
-        {id(n.target) for n in gast.walk(fnode) if isinstance(n, gast.AugAssign)}
-    for n in gast.walk(fnode):
+        {id(n.target) for n in ir.walk(fnode) if isinstance(n, gast.AugAssign)}
+    for n in ir.walk(fnode):
         if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store) and id(n) not in skipped:
             out[n.id] = out.get(n.id, 0) + 1
     return out
@@ -120,7 +120,7 @@ def _fixed_slices(index, stores):
     parts = index.elts if isinstance(index, gast.Tuple) else [index]
     if not all(isinstance(p, gast.Slice) for p in parts):
         return False
-    nodes = [n for p in parts for n in gast.walk(p)]
+    nodes = [n for p in parts for n in ir.walk(p)]
     if not all(isinstance(n, _BOUND_NODES) for n in nodes):
         return False  # `U[:m[0]]`, `U[:f(x)]`: a bound that may read what changes
     names = {n.id for n in nodes if isinstance(n, gast.Name)}
