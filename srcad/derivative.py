@@ -21,6 +21,7 @@ import weakref
 
 import numpy as np
 
+from codegen.emit import collection_paused
 from codegen.fingerprint import packages_digest, read
 from codegen.module import load_record, save_record, with_key
 from srcad import custom, progress, tiers
@@ -168,7 +169,10 @@ class Derivative:
         """(program, top): the source transformation, for arguments of these kinds."""
         from srcad.program import Program  # the compiler: loaded only when it has to run
 
-        program = Program()
+        with collection_paused():  # trees hold no cycles: full collections only cost time
+            return self._transform(fn, kinds, mode, Program())
+
+    def _transform(self, fn, kinds, mode, program):
         if mode == "rev":
             program.tape_limit = self.tape_limit
         if self.out is not None:
