@@ -61,11 +61,15 @@ def log(*parts):
 
 
 def startup(w, size, cache):
-    """First-call seconds (empty cache), warm-start seconds and peak RSS (filled cache)."""
+    """First-call seconds (empty cache), warm-start seconds and peak RSS (filled cache);
+    `w` None: the floor, a trivial cached numba.njit function (its own Numba cache)."""
     env = dict(os.environ, SRCAD_CACHE_DIR=cache)
+    if w is None:
+        env["NUMBA_CACHE_DIR"] = os.path.join(cache, "numba")
     results = []
     for _ in ("cold", "warm"):
-        proc = subprocess.run([sys.executable, "-m", "benchmarks.startup", w.key, size],
+        what = [w.key, size] if w is not None else ["floor"]
+        proc = subprocess.run([sys.executable, "-m", "benchmarks.startup", *what],
                               cwd=ROOT, env=env, capture_output=True, text=True)
         if proc.returncode != 0 or "SrcadWarning" in proc.stderr:
             return None, proc.stderr.strip().splitlines()[-1:] or ["no output"]
@@ -193,11 +197,13 @@ def main(argv=None):
     if opts.vectorized:
         return vectorized_run.main(opts)
     active = [] if opts.no_peers else [p for p in peers.ALL if p.available()]
-    rows = []
+    rows, floor = [], None
     with tempfile.TemporaryDirectory(prefix="srcad-bench-") as tmp:
+        if not opts.smoke:
+            floor = (startup(None, None, os.path.join(tmp, "floor"))[0] or {}).get("warm_s")
         for w in opts.workloads:
             rows.append(run_workload(w, opts, active, os.path.join(tmp, w.key)))
-    print(render(rows, [p.name for p in active], opts, peers.NOTES))
+    print(render(rows, [p.name for p in active], opts, peers.NOTES, floor))
     if opts.json:
         Path(opts.json).write_text(json.dumps(rows, indent=1, default=str))
     return 0 if all(r["check"] == "ok" for r in rows) else 1

@@ -1,4 +1,6 @@
-"""One fresh process's start-up cost: `python -m benchmarks.startup W1 full`.
+"""One fresh process's start-up cost: `python -m benchmarks.startup W1 full`, or
+`python -m benchmarks.startup floor` for a trivial cached `numba.njit` function
+(`benchmarks/floor.py`): run twice, its second process is the floor under every warm start.
 
 Prints one JSON line: `seconds` from `import srcad` to the first `(value, gradients)`
 returned (with an empty $SRCAD_CACHE_DIR that is the transform and the compilation; with
@@ -26,7 +28,18 @@ def peak_rss_mb():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # kB on Linux
 
 
-def main(key, size_name):
+def floor():
+    start = time.perf_counter()
+    from benchmarks.floor import trivial
+    trivial(1.0)
+    end = time.perf_counter()
+    print(json.dumps({"seconds": end - start, "compile_seconds": end - start,
+                      "peak_rss_mb": peak_rss_mb()}))
+
+
+def main(key, size_name=None):
+    if key == "floor":
+        return floor()
     w = BY_KEY[key]
     args = w.args(getattr(w, size_name))
     start = time.perf_counter()

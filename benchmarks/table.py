@@ -22,7 +22,7 @@ def _time_cells(ms, primal_ms, check, probe=None):
     return [mark + _sig(ms), mark + _sig(ms / primal_ms if primal_ms else None)]
 
 
-def render(rows, peer_names, opts, peer_notes=None):
+def render(rows, peer_names, opts, peer_notes=None, floor=None):
     head = ["workload", "primal ms", "srcad ms", "ratio", "goal", "first-call s",
             "warm-start s", "tape MB", "peak RSS MB"]
     for name in peer_names:
@@ -56,6 +56,10 @@ def render(rows, peer_names, opts, peer_notes=None):
     out.append("first-call s: transform, compile and first call in a fresh process with an "
                "empty SRCAD_CACHE_DIR; warm-start s: a second fresh process, from `import "
                "srcad` to the first gradient; peak RSS: that second process.")
+    if floor is not None:
+        out.append(f"warm-start floor: {floor:.2f} s, a trivial function under "
+                   "numba.njit(cache=True) in a second fresh process (benchmarks/floor.py), "
+                   "from importing it to its result.")
     out.append("tape MB: the arrays on srcad's tape. Every gradient was checked against "
                "central finite differences at a small size before it was timed.")
     if opts.smoke:
