@@ -64,16 +64,16 @@ class TidyAdjoints:
 
     def run(self, fnode):
         if any(isinstance(n, (gast.Break, gast.Continue, gast.Try, gast.With, gast.Lambda))
-               for n in gast.walk(fnode)) or any(
-                isinstance(n, gast.FunctionDef) for n in gast.walk(fnode) if n is not fnode):
+               or isinstance(n, gast.FunctionDef) and n is not fnode for n in ir.walk(fnode)):
             return fnode
-        _Zeros(self.scalars).block(fnode.body, frozenset())
+        self.found = _Found()
+        _Zeros(self.scalars, self.found).block(fnode.body, frozenset())
         for _ in range(_ROUNDS):
-            before = gast.dump(fnode)
-            _Copies(self).block(fnode.body, {})
-            fnode.body = _Liveness(self.scalars).block(fnode.body, set(), delete=True)[0] \
-                or [gast.Pass()]
-            if gast.dump(fnode) == before:
+            copies, liveness = _Copies(self), _Liveness(self.scalars, self.found)
+            copies.block(fnode.body, _Values())
+            fnode.body = liveness.replace(fnode.body, liveness.block(
+                fnode.body, set(), delete=True)[0])
+            if not (copies.changed or liveness.changed):
                 break
         fnode.body = _fold_twins(fnode.body, self.scalars)
         return fnode
@@ -88,19 +88,34 @@ class TidyAdjoints:
 # --------------------------------------------------------------------------- helpers
 
 
-def _reads(node):
+class _Found:
+    """The Name nodes of each simple statement and expression, found once per run: the
+    rounds rename reads in place and drop statements, but rebuild none (a branch or loop,
+    whose body loses statements, is searched each time)."""
+
+    def __init__(self):
+        self.known = {}
+
+    def __call__(self, node):
+        if isinstance(node, (gast.If, gast.For, gast.While)):
+            return ir.names(node)
+        found = self.known.get(node)
+        if found is None:
+            found = self.known[node] = ir.names(node)
+        return found
+
+
+def _reads(node, found=ir.names):
     """Names a statement or expression reads (an augmented target reads its name)."""
-    names = {n.id for n in gast.walk(node) if isinstance(n, gast.Name)
-             and isinstance(n.ctx, gast.Load)}
+    names = {n.id for n in found(node) if isinstance(n.ctx, gast.Load)}
     if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name):
         names.add(node.target.id)
     return names
 
 
-def _writes(node):
+def _writes(node, found=ir.names):
     """Names a statement (with everything nested in it) assigns."""
-    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name)
-            and isinstance(n.ctx, gast.Store)}
+    return {n.id for n in found(node) if isinstance(n.ctx, gast.Store)}
 
 
 def _scalar_target(s, scalars):
@@ -118,7 +133,7 @@ def _scalar_target(s, scalars):
 def _pure(expr):
     """Whether `expr` has no effect: operators on names and constants, and calls of pure
     rules (a dead one may be dropped)."""
-    for n in gast.walk(expr):
+    for n in ir.walk(expr):
         if isinstance(n, gast.Call):
             if not registry.is_pure(ir.dotted_text(n.func)):
                 return False
@@ -138,22 +153,24 @@ def _is_zero(expr):
 class _Zeros:
     """Adjoints known to be 0.0 on every path; `+=` into them becomes `=`."""
 
-    def __init__(self, scalars):
-        self.scalars = scalars
+    def __init__(self, scalars, found=ir.names):
+        self.scalars, self.found = scalars, found
 
     def block(self, stmts, zero, rewrite=True):
+        zero = set(zero)  # this block's own: updated statement by statement
         for k, s in enumerate(stmts):
             t = _scalar_target(s, self.scalars)
             if t is not None and isinstance(s, gast.AugAssign) and \
-                    isinstance(s.op, gast.Add) and t in zero and t not in _reads(s.value):
+                    isinstance(s.op, gast.Add) and t in zero and \
+                    t not in _reads(s.value, self.found):
                 if rewrite:
                     stmts[k] = gast.copy_location(gast.Assign(
                         targets=[gast.Name(id=t, ctx=gast.Store(), annotation=None,
                                            type_comment=None)],
                         value=s.value, type_comment=None), s)
-                zero = zero - {t}
+                zero.discard(t)
             elif t is not None and isinstance(s, gast.Assign) and _is_zero(s.value):
-                zero = zero | {t}
+                zero.add(t)
             else:
                 zero = self.stmt(s, zero, rewrite)
         return zero
@@ -162,7 +179,7 @@ class _Zeros:
         if isinstance(s, gast.If):
             return self.block(s.body, zero, rewrite) & self.block(s.orelse, zero, rewrite)
         if isinstance(s, (gast.For, gast.While)):
-            target = _writes(s.target) if isinstance(s, gast.For) else set()
+            target = _writes(s.target, self.found) if isinstance(s, gast.For) else set()
             head = zero
             while True:  # at the top of the body: true on entry and after every iteration
                 out = self.block(s.body, head - target, rewrite=False)
@@ -172,25 +189,68 @@ class _Zeros:
                 head = new
             self.block(s.body, head - target, rewrite)
             return self.block(s.orelse, zero & out, rewrite)
-        return zero - _writes(s)
+        zero -= _writes(s, self.found)
+        return zero
 
 
 # --------------------------------------------------------------------------- step 2
 
 
+class _Values:
+    """The value each name holds (`("in", name)`: its value on entry; `("new", k)`: the
+    k-th value computed), and the names holding each value, kept in step so that finding
+    a value's holders does not scan every name.
+
+    Inside a branch or loop body, `_Values(outer, written)` sees what `outer` knows except
+    for the names the statement assigns (`written`) and the entry values of those names,
+    without copying `outer`."""
+
+    def __init__(self, outer=None, written=frozenset()):
+        self.held, self.holders = {}, {}
+        self.outer, self.written = outer, written
+
+    def get(self, name):
+        value = self.held.get(name)
+        if value is None and self.outer is not None and name not in self.written:
+            value = self.outer.get(name)
+            if value is not None and value[0] == "in" and value[1] in self.written:
+                return None
+        return value
+
+    def of(self, name):
+        """The value `name` holds (its entry value, when nothing assigned it yet)."""
+        value = self.get(name)
+        if value is None:
+            value = ("in", name)
+            self.set(name, value)
+        return value
+
+    def set(self, name, value):
+        old = self.held.get(name)
+        if old is not None:
+            self.holders[old].discard(name)
+        self.held[name] = value
+        self.holders.setdefault(value, set()).add(name)
+
+    def holding(self, value):
+        """The names that hold `value`."""
+        names = set(self.holders.get(value, ()))
+        if self.outer is not None and not (value[0] == "in" and value[1] in self.written):
+            names |= {n for n in self.outer.holding(value)
+                      if n not in self.written and n not in self.held}
+        return names
+
+
 class _Copies:
     """Value numbering within straight-line code: reads go to the best name holding the
-    value; an assignment of the value a name already holds is dropped."""
+    value; an assignment of the value a name already holds is dropped. `changed`: whether
+    it renamed a read or dropped an assignment."""
 
     def __init__(self, tidy):
         self.tidy = tidy
         self.fresh = 0
         self.since = {}  # name -> when it was last assigned
-
-    def value(self, values, name):
-        if name not in values:
-            values[name] = ("in", name)
-        return values[name]
+        self.changed = False
 
     def block(self, stmts, values):
         out = []
@@ -203,17 +263,19 @@ class _Copies:
             t = _scalar_target(s, self.tidy.scalars)
             if t is not None and isinstance(s, gast.Assign) and \
                     isinstance(s.value, gast.Name):
-                v = self.value(values, s.value.id)
+                v = values.of(s.value.id)
                 if values.get(t) == v:
+                    self.changed = True
                     continue  # `x = y` where x holds y's value already
-                values[t] = v
+                values.set(t, v)
                 self.fresh += 1
                 self.since[t] = self.fresh
             else:
-                for name in _writes(s) | ({s.target.id} if isinstance(s, gast.AugAssign)
+                for name in _writes(s, self.tidy.found) | ({s.target.id} if isinstance(
+                        s, gast.AugAssign)
                                           and isinstance(s.target, gast.Name) else set()):
                     self.fresh += 1
-                    values[name] = ("new", self.fresh)
+                    values.set(name, ("new", self.fresh))
                     self.since[name] = self.fresh
             out.append(s)
         stmts[:] = out or [gast.Pass()]
@@ -226,26 +288,24 @@ class _Copies:
         written = _writes(s)
         # what holds inside: facts about names the statement never assigns, whose value is
         # not the entry value of a name it assigns (that name's own value changes inside)
-        inner = {k: v for k, v in values.items()
-                 if k not in written and not (v[0] == "in" and v[1] in written)}
         for body in (s.body, s.orelse):
             if body:
-                self.block(body, dict(inner))
+                self.block(body, _Values(values, written))
         for name in written:
             self.fresh += 1
-            values[name] = ("new", self.fresh)
+            values.set(name, ("new", self.fresh))
             self.since[name] = self.fresh
 
     def forward_reads(self, node, values):
-        for n in gast.walk(node):
-            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and \
-                    n.id in self.tidy.scalars:
-                v = self.value(values, n.id)
-                holders = [m for m, w in values.items() if w == v]
+        for n in self.tidy.found(node):
+            if isinstance(n.ctx, gast.Load) and n.id in self.tidy.scalars:
+                holders = values.holding(values.of(n.id))
                 # the least temporary name, then the one that has held the value longest
                 best = min(holders, key=lambda m: (self.tidy.rank(m), self.since.get(m, -1),
                                                    m))
-                n.id = best
+                if best != n.id:
+                    n.id = best
+                    self.changed = True
 
 
 # --------------------------------------------------------------------------- step 3
@@ -253,10 +313,21 @@ class _Copies:
 
 class _Liveness:
     """Backward liveness over structured code; with `delete`, pure stores to scalars that
-    nothing reads afterwards are removed."""
+    nothing reads afterwards are removed (`changed`: whether any block changed)."""
 
-    def __init__(self, scalars):
-        self.scalars = scalars
+    def __init__(self, scalars, found=ir.names):
+        self.scalars, self.found = scalars, found
+        self.changed = False
+
+    def replace(self, old, new, empty=False):
+        """`new` as the statements of a block that held `old` (a `pass` if it is empty and
+        the block may not be); notes whether they differ (a `pass` is as good as another)."""
+        new = new or ([] if empty else [gast.Pass()])
+        if len(old) != len(new) or any(a is not b and not (isinstance(a, gast.Pass) and
+                                                           isinstance(b, gast.Pass))
+                                       for a, b in zip(old, new)):
+            self.changed = True
+        return new
 
     def block(self, stmts, live, delete=False):
         out = []
@@ -273,19 +344,22 @@ class _Liveness:
             body, a = self.block(s.body, set(live), delete)
             orelse, b = self.block(s.orelse, set(live), delete)
             if delete:
-                s.body, s.orelse = body or [gast.Pass()], orelse
-            return s, a | b | _reads(s.test)
+                s.body = self.replace(s.body, body)
+                s.orelse = self.replace(s.orelse, orelse, empty=True)
+            return s, a | b | _reads(s.test, self.found)
         if isinstance(s, (gast.For, gast.While)):
             return self.loop(s, live, delete)
         if isinstance(s, gast.Return):
-            return s, live | _reads(s)
+            return s, live | _reads(s, self.found)
         t = _scalar_target(s, self.scalars)
         if t is not None and t not in live and _pure(s.value):
             return (None if delete else s), live
         if isinstance(s, gast.Pass) and delete:
             return None, live  # put back where a block would be left empty
-        kill = _writes(s) if isinstance(s, gast.Assign) else set()
-        return s, (live - kill) | _reads(s)
+        if isinstance(s, gast.Assign):  # `live` is the block's own: updated in place
+            live -= _writes(s, self.found)
+        live |= _reads(s, self.found)
+        return s, live
 
     def loop(self, s, live, delete):
         head = set(live)
@@ -294,14 +368,15 @@ class _Liveness:
             target = _writes(s.target) if isinstance(s, gast.For) else set()
             new = (inside - target) | head
             if isinstance(s, gast.While):
-                new |= _reads(s.test)
+                new |= _reads(s.test, self.found)
             if new == head:
                 break
             head = new
         if delete:
             body, _ = self.block(s.body, head | live, True)
-            s.body = body or [gast.Pass()]
-        entry = head | live | (_reads(s.iter) if isinstance(s, gast.For) else set())
+            s.body = self.replace(s.body, body)
+        entry = head | live | (_reads(s.iter, self.found) if isinstance(s, gast.For)
+                               else set())
         return s, entry
 
 
