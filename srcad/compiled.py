@@ -115,6 +115,7 @@ class Compiled:
         self._functions = functions
         self._lines = None  # line of the module -> (FunctionSource, line of the user's file)
         self.tiers = None  # jit="auto" on a module without loops, until it is decided
+        self._jitted = None  # its compiled module, once the trial began
         if jit == tiers.AUTO:
             jit = self.at_once if self.at_once is not None else tiers.has_loops(source)
             self.tiers = None if jit else tiers.Tiers()
@@ -229,22 +230,26 @@ class Compiled:
 
     def _tiered(self, run, again, rerun=None, sweep=None, gradient=False):
         """`_call` under `jit="auto"` before the choice is made: each run is timed for
-        `srcad.tiers`, which says when to compile and which module to keep. Numba failing
-        to compile keeps the plain module, without a warning (it was not asked for)."""
+        `srcad.tiers`, which says when to compile, when to run the other module, and
+        which to keep. Numba failing to compile keeps the plain module, without a warning
+        (it was not asked for)."""
         choice, module = self.tiers, self.module
-        first = choice.first_compiled_run(sweep)
+        plain = module is self.plain
+        first = not plain and choice.first_compiled_run(sweep)
         start = time.perf_counter()
         try:
             with progress.compiling(f"`{sweep}`") if first else nullcontext():
                 out = run(module)
         except Exception as exc:  # noqa: BLE001  (re-raised as it is, at the user's line)
-            if compile_failure(exc) and module is not self.plain:
+            if compile_failure(exc) and not plain:
                 self._settle(False)
                 return again()
             self.raise_at_user_line(exc, rerun or run)
-        decision = choice.ran(sweep, time.perf_counter() - start, gradient)
+        decision = choice.ran(sweep, time.perf_counter() - start, gradient, plain)
         if decision == "compile":
-            self.module = self.compiled_module()
+            self._jitted = self.module = self.compiled_module()
+        elif decision == "switch":
+            self.module = self._jitted if plain else self.plain
         elif decision is not None:
             self._settle(decision)
         return out
@@ -254,8 +259,7 @@ class Compiled:
         if self.tiers is None:
             return
         self.tiers, self.jit = None, compiled
-        if not compiled:
-            self.module = self.plain
+        self.module = self._jitted if compiled else self.plain
         if self.remember is not None:
             self.remember(compiled)
 

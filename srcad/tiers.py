@@ -91,35 +91,43 @@ def has_loops(source):
 
 class Tiers:
     """The running record of one loop-free module under `jit="auto"`: what its sweeps have
-    cost as plain Python and, after Numba compiled them, compiled; and the decision."""
+    cost before the trial, then, during it, the plain and compiled modules' runs taken in
+    turns (a call each, so that both meet the same load), and the decision."""
 
     def __init__(self):
-        self.plain = {}  # sweep name -> fastest plain run, seconds
-        self.compiled = {}  # sweep name -> compiled runs after the first (which compiles)
+        self.plain = {}  # sweep name -> its plain runs during the trial, seconds
+        self.compiled = {}  # sweep name -> its compiled runs after the first (a compile)
         self.spent = 0.0
         self.calls = 0
-        self.trying = False  # the compiled module runs, on trial
+        self.trying = False  # compiled, and on trial against the plain module
 
-    def ran(self, sweep, seconds, gradient):
-        """Note one run of `sweep` (`gradient`: a reverse or tangent sweep, which ends a
-        call). Returns what to do next: "compile" (start the trial), True (keep the
-        compiled module), False (keep the plain one) or None (go on as now)."""
+    def ran(self, sweep, seconds, gradient, plain=True):
+        """Note one run of `sweep` by the `plain` module or the compiled one (`gradient`: a
+        reverse or tangent sweep, which ends a call). Returns what to do next: "compile"
+        (start the trial), "switch" (run the other module for the next call), True (keep
+        the compiled module), False (keep the plain one) or None (go on as now)."""
         if not self.trying:
-            self.plain[sweep] = min(seconds, self.plain.get(sweep, seconds))
             self.spent += seconds
             self.calls += gradient
             if gradient and self.spent >= PLAIN_SECONDS and self.calls >= PLAIN_CALLS:
                 self.trying = True
                 return "compile"
             return None
-        if sweep in self.compiled:
+        if plain:
+            self.plain.setdefault(sweep, []).append(seconds)
+        elif sweep in self.compiled:
             self.compiled[sweep].append(seconds)
         else:  # its first compiled run: Numba compiled it, not timed
             self.compiled[sweep] = []
-        if not gradient or any(len(self.compiled.get(s, ())) < TRIALS for s in self.plain):
+        if not gradient:
             return None
-        return sum(min(self.compiled[s]) for s in self.plain) < sum(self.plain.values())
+        sweeps = set(self.compiled) | set(self.plain)
+        if any(len(self.compiled.get(s, ())) < TRIALS or len(self.plain.get(s, ())) < TRIALS
+               for s in sweeps):
+            return "switch"
+        return sum(min(self.compiled[s]) for s in sweeps) < \
+            sum(min(self.plain[s]) for s in sweeps)
 
     def first_compiled_run(self, sweep):
-        """Whether the next run of `sweep` is its first compiled one (where Numba compiles)."""
+        """Whether the next compiled run of `sweep` is its first (where Numba compiles)."""
         return self.trying and sweep not in self.compiled

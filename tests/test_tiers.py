@@ -82,7 +82,7 @@ def test_every_phase_gives_the_same_gradient(eager):
     want = fd_grad(layer, (x, w), 1)
     g = srcad.value_and_grad(layer, wrt=1)
     seen = set()
-    for _ in range(3 + 1 + tiers.TRIALS + 2):
+    for _ in range(3 + 1 + 2 * tiers.TRIALS + 2):
         value, got = g(x, w)
         assert value == pytest.approx(layer(x, w), rel=1e-13)
         assert_grad_close(got, want)
@@ -98,7 +98,7 @@ def test_a_pullback_taken_before_the_choice_still_works_after_it(eager):
     x, w = arrays(2)
     out, pullback = srcad.vjp(layer, x, w, wrt=1)
     g = srcad.grad(layer, wrt=1)
-    for _ in range(3 + 1 + tiers.TRIALS + 2):
+    for _ in range(3 + 1 + 2 * tiers.TRIALS + 2):
         g(x, w)
     assert g.last.tiers is None
     assert out == pytest.approx(layer(x, w), rel=1e-13)
@@ -109,7 +109,7 @@ def test_forward_mode_is_chosen_the_same_way(eager):
     x, w = arrays(3)
     v = np.linspace(-1.0, 1.0, 4)
     want = fd_grad(layer, (x, w), 1) @ v
-    for _ in range(3 + 1 + tiers.TRIALS + 2):
+    for _ in range(3 + 1 + 2 * tiers.TRIALS + 2):
         out, tangent = srcad.jvp(layer, (x, w), (v,), wrt=1)
         assert tangent == pytest.approx(want, rel=1e-6)
     made = derivative.derivative(layer, (1,), "auto", "warn", False).compiled
@@ -159,9 +159,13 @@ def test_tiers_keep_the_faster_module(monkeypatch):
         assert t.ran("fwd", 0.1, False) is None
         assert t.ran("rev", 0.2, True) == "compile"  # 0.6 s, two
         assert t.first_compiled_run("fwd")
-        decisions = [t.ran(s, 5.0 if first else compiled_s / 2, s == "rev")
-                     for first in (True,) + (False,) * tiers.TRIALS for s in ("fwd", "rev")]
-        assert decisions[:-1] == [None] * (len(decisions) - 1)
+        decisions = []
+        for k in range(2 * tiers.TRIALS + 1):  # compiled (compiling), then in turns
+            plain = k % 2 == 1
+            s = 0.3 if plain else 5.0 if k == 0 else compiled_s
+            decisions += [t.ran("fwd", s / 3, False, plain), t.ran("rev", 2 * s / 3, True, plain)]
+        assert decisions[:-1:2] == [None] * (2 * tiers.TRIALS + 1)  # forward sweeps
+        assert decisions[1:-1:2] == ["switch"] * (2 * tiers.TRIALS)
         assert decisions[-1] is keep
 
 
