@@ -433,11 +433,6 @@ def einsum_wrong_rank(a, b):
     return np.sum(np.einsum("ijk,jk->i", a, b))
 
 
-def split_three(x):
-    a, b, c = np.split(x, 3)
-    return np.sum(a * b * c)
-
-
 def meshgrid_three(x):
     gx, gy, gz = np.meshgrid(x, x, x)
     return np.sum(gx * gy * gz)
@@ -457,7 +452,6 @@ def pad_constant_in_edge_mode(x):
     (einsum_four, (S33, S33), ["np.einsum", "more than three operands", "in steps"]),
     (einsum_variable, (A23, C23.T.copy()), ["`SUBSCRIPTS`", "np.einsum(SUBSCRIPTS"]),
     (einsum_wrong_rank, (A23, C23), ["np.einsum", "3 dimensions", "'ijk'"]),
-    (split_three, (V6,), ["np.split", "two pieces", "slice"]),
     (meshgrid_three, (V3,), ["np.meshgrid", "three arrays", "broadcast"]),
     (gradient_every_axis, (A23,), ["np.gradient", "one array per axis", "axis=0"]),
     (pad_constant_in_edge_mode, (V3,), ["np.pad", "constant_values", "'edge'"]),

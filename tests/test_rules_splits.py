@@ -1,5 +1,6 @@
-"""The rules of srcad/rules/numpy_splits.py (np.hsplit, np.vsplit, np.dsplit into two
-pieces, np.dstack, np.real_if_close, np.array_equiv), and the joins and stacks next to
+"""The rules of srcad/rules/numpy_splits.py (np.split, np.array_split, np.hsplit,
+np.vsplit, np.dsplit into any number of pieces known from the call, a split held in a
+name, np.dstack, np.real_if_close, np.array_equiv), and the joins and stacks next to
 them that already had rules (np.stack with `axis`, np.column_stack), in the forms the
 registry's cases (`tests.test_rules`) do not write: whole functions written as people
 write them, the pieces' tangents beside their adjoints, the helpers compiled, and the
@@ -10,6 +11,9 @@ mode, `srcad.jvp`) are compared with central finite differences, in plain Python
 the cases marked so, compiled with Numba (which must then compile: no fallback).
 """
 
+import ast
+
+import gast
 import numpy as np
 import pytest
 from numba import njit
@@ -17,6 +21,7 @@ from numba import njit
 import srcad
 from srcad import runtime as rt
 from srcad.errors import SrcadError
+from srcad.passes.resolve_calls import _grid
 from tests.fd import assert_value_and_grad
 from tests.function_cases import Case, check_gradient, check_jvp, copies, params
 from tests.test_tangents import Case as TangentCase
@@ -106,6 +111,92 @@ def array_equiv_gate(x, y):
     return np.sum(x * y) * (1.0 + same)
 
 
+# ---------------------------------------------------------------------------
+# splits into more (or fewer) than two pieces, and a split held in a name
+# ---------------------------------------------------------------------------
+
+M67 = np.sin(np.arange(42.0) * 0.7).reshape(6, 7)
+V10 = np.cos(np.arange(10.0) * 1.1)
+
+
+def split_three(x):
+    a, b, c = np.split(x, 3)
+    return np.sum(a * b * np.sin(c)) + np.sum(c ** 2)
+
+
+def split_indices_axis1(a):
+    p, q, r = np.split(a, [2, 5], axis=1)
+    return np.sum(np.sin(p)) * np.sum(q ** 2) + np.sum(r * np.arange(2.0))
+
+
+def array_split_four_axis1(a):
+    p, q, r, s = np.array_split(a, 4, axis=1)  # widths 2, 2, 2, 1
+    return np.sum(p * q) + np.sum(np.sin(r)) * 2.0 + np.sum(s ** 3)
+
+
+def array_split_unequal(x):
+    parts = np.array_split(x, 3)  # lengths 4, 3, 3
+    return np.sum(parts[0] ** 2) + np.sum(np.sin(parts[1])) * np.sum(parts[2])
+
+
+def split_odd_indices(x):
+    """Negative, beyond the axis, decreasing: pieces as NumPy cuts them (some empty)."""
+    a, b, c, d, e = np.split(x, [-7, 5, 3, 12])
+    return np.sum(a ** 2) + np.sum(np.sin(b)) * 2.0 + np.sum(c) + np.sum(d * 1.5) \
+        + np.sum(np.cos(e))
+
+
+def split_one(x):
+    (whole,) = np.split(x, 1)
+    (rest,) = np.array_split(x, [])
+    return np.sum(whole * rest)
+
+
+def hsplit_three(a):
+    p, q, r = np.hsplit(a, [1, 4])
+    return np.sum(p * q[:, :1] * r[:, :1]) + np.sum(np.sin(q))
+
+
+def hsplit_vector_three(x):
+    a, b, c = np.hsplit(x, 3)
+    return np.sum(a * c) - np.sum(b ** 2)
+
+
+def vsplit_three(a):
+    top, middle, bottom = np.vsplit(a, 3)
+    return np.sum(top * middle * bottom) + np.sum(np.sin(bottom))
+
+
+def dsplit_four(a):
+    p, q, r, s = np.dsplit(a, [1, 2, -1])
+    return np.sum(p * q) + np.sum(np.exp(r * 0.3)) * np.sum(s)
+
+
+def held_split(x):
+    parts = np.split(x, 5)
+    a, b = parts[0], parts[-1]
+    total = np.sum(parts[2] * 2.0) + len(parts)
+    for p in parts:
+        total = total + np.sum(np.sin(p) * a)
+    return total + np.sum(b ** 2)
+
+
+def held_split_unpacked(a):
+    cols = np.array_split(a, 3, axis=1)
+    p, q, r = cols
+    return np.sum(p ** 2) + np.sum(q * r[:, :1]) + np.sum(np.concatenate(cols, axis=1) ** 3)
+
+
+def split_pieces_vector(a):
+    """Every piece of several splits, weighted apart, as one vector."""
+    a0, a1, a2, a3 = np.split(a, [1, -2, 9], axis=1)  # the last one empty
+    b0, b1, b2, b3 = np.array_split(a, 4)  # 2, 2, 1, 1 rows
+    c0, c1, c2 = np.hsplit(a, [4, 2])  # the middle one empty
+    return np.concatenate((np.ravel(np.sin(a0)), np.ravel(a1) * 2.0, np.ravel(a2 ** 2),
+                           np.ravel(a3) * 3.0, np.ravel(b0 * b1), np.ravel(b2), np.ravel(b3),
+                           np.ravel(c0) * 0.5, np.ravel(c1), np.ravel(c2) ** 2))
+
+
 CASES = [
     Case(hsplit_halves, (A46,), jit=True),
     Case(hsplit_vector_index, (V6,), jit=True),
@@ -122,6 +213,18 @@ CASES = [
     Case(column_stack_mixed, (V4, A46[:, :3].copy()), (0, 1), jit=True),
     Case(real_if_close_real, (V6,), jit=True),
     Case(array_equiv_gate, (A46[:2, :3].copy(), A46[2:, :3].copy()), (0, 1), jit=True),
+    Case(split_three, (V6,), jit=True),
+    Case(split_indices_axis1, (M67,), jit=True),
+    Case(array_split_four_axis1, (M67,), jit=True),
+    Case(array_split_unequal, (V10,), jit=True),
+    Case(split_odd_indices, (V10,), jit=True),
+    Case(split_one, (V6,), jit=True),
+    Case(hsplit_three, (A46,), jit=True),
+    Case(hsplit_vector_three, (V6,), jit=True),
+    Case(vsplit_three, (M67,), jit=True),
+    Case(dsplit_four, (A2345,), jit=True),
+    Case(held_split, (V10,), jit=True),
+    Case(held_split_unpacked, (M67,), jit=True),
 ]
 
 
@@ -158,16 +261,18 @@ def pieces_vector(a):
 
 
 @pytest.mark.parametrize("jit", [False, True])
-def test_forward_mode_is_the_transpose_of_reverse_mode(jit):
-    a = A46.copy()
+@pytest.mark.parametrize("fn, a", [(pieces_vector, A46), (split_pieces_vector, M67)])
+def test_forward_mode_is_the_transpose_of_reverse_mode(fn, a, jit):
+    a = a.copy()
     rng = np.random.default_rng(5)
     v = rng.uniform(-1.0, 1.0, a.shape)
-    out, pullback = srcad.vjp(pieces_vector, a, jit=jit, on_jit_error="raise")
+    out, pullback = srcad.vjp(fn, a, jit=jit, on_jit_error="raise")
+    np.testing.assert_array_equal(out, fn(a.copy()))  # the pieces NumPy cuts
     w = rng.uniform(-1.0, 1.0, np.shape(out))
-    _, jv = srcad.jvp(pieces_vector, (a,), (v,), jit=jit, on_jit_error="raise")
+    _, jv = srcad.jvp(fn, (a,), (v,), jit=jit, on_jit_error="raise")
     np.testing.assert_allclose(np.sum(jv * w), np.sum(v * pullback(w)), rtol=1e-12)
-    by_rows = srcad.jacobian(pieces_vector, mode="rev", jit=jit)(a)
-    by_columns = srcad.jacobian(pieces_vector, mode="fwd", jit=jit)(a)
+    by_rows = srcad.jacobian(fn, mode="rev", jit=jit)(a)
+    by_columns = srcad.jacobian(fn, mode="fwd", jit=jit)(a)
     np.testing.assert_allclose(by_rows, by_columns, rtol=1e-12, atol=1e-14)
 
 
@@ -239,7 +344,8 @@ def test_piece_tangent_is_dual_to_its_adjoint(case):
 _SPLITS = [(np.arange(6.0), 3, 0, True), (np.arange(7.0), 3, 0, False),
            (np.arange(7.0), 7, 0, False), (A234, (1, 3), 2, True), (A234, (-1,), 1, True),
            (A234, 2, -3, True), (np.arange(10.0), (2, 5, 20), 0, False),
-           (A234, (3, 1), 2, True), (A2345, 4, 3, False)]
+           (A234, (3, 1), 2, True), (A2345, 4, 3, False), (V10, (-7, 5, 3, 12), 0, False),
+           (V10, (), 0, True), (A2345, 3, -3, False)]
 
 
 @pytest.mark.parametrize("ary, ios, axis, equal", _SPLITS)
@@ -347,9 +453,14 @@ def test_a_copied_piece_is_independent(jit):
 # ---------------------------------------------------------------------------
 
 
-def hsplit_three(a):
-    p, q, r = np.hsplit(a, [1, 4])
-    return np.sum(p * q[:, :1] * r[:, :1])
+def hsplit_counted(a, n):
+    p, q, r = np.hsplit(a, n)
+    return np.sum(p * q * r)
+
+
+def split_counted(x, n):
+    a, b = np.split(x, n)
+    return np.sum(a * b)
 
 
 def vsplit_vector(x):
@@ -372,7 +483,10 @@ def real_if_close_complex(x):
 
 
 @pytest.mark.parametrize("fn, args, words", [
-    (hsplit_three, (A46,), ["np.hsplit", "two pieces", "x[:, :2], x[:, 2:5], x[:, 5:]"]),
+    (hsplit_counted, (A46, 3), ["np.hsplit", "a number of pieces known from the call",
+                                "x[:, :2], x[:, 2:5], x[:, 5:]"]),
+    (split_counted, (V6, 2), ["np.split", "a number of pieces known from the call",
+                              "x[:2], x[2:5], x[5:]"]),
     (vsplit_vector, (V6,), ["np.vsplit", "2 or more dimensions", "1-d float array"]),
     (dsplit_matrix, (A46,), ["np.dsplit", "3 or more dimensions"]),
     (dstack_held_tuple, (A46,), ["np.dstack", "written out as a tuple", "np.dstack((a, b))"]),
@@ -381,6 +495,105 @@ def real_if_close_complex(x):
 def test_refusals_name_the_function_the_line_and_a_rewrite(fn, args, words):
     with pytest.raises(SrcadError) as info:
         srcad.grad(fn, jit=False)(*args)
+    message = str(info.value)
+    for word in words:
+        assert word in message, message
+    assert "test_rules_splits.py" in message, message
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_split_into_unequal_sections_raises_as_numpy(jit):
+    with pytest.raises(ValueError, match="equal division"):
+        np.split(V10, 3)
+    with pytest.raises(ValueError, match="equal division"):
+        srcad.grad(split_three, jit=jit, on_jit_error="raise")(V10.copy())
+
+
+def held_split_counted(x, n):
+    parts = np.split(x, n)
+    return np.sum(parts[0] * parts[1])
+
+
+def test_a_split_held_in_a_name_needs_its_count_from_the_call():
+    with pytest.raises(SrcadError) as info:
+        srcad.grad(held_split_counted, jit=False)(V6.copy(), 2)
+    message = str(info.value)
+    for words in ("`np.split`", "a number of pieces known from the call", "parts = np.split"):
+        assert words in message, message
+
+
+# ---------------------------------------------------------------------------
+# np.mgrid and np.ogrid: their ranges (np.arange, np.linspace for a count `5j`), so a
+# bound taken from a differentiated argument carries its gradient
+# ---------------------------------------------------------------------------
+
+
+def mgrid_weights(x):
+    rows, cols = np.mgrid[0:4, 0:6]
+    return np.sum(x * rows) + np.sum(np.sin(x) * cols)
+
+
+def mgrid_counted(x):
+    g = np.mgrid[-1:1:4j, 0:3:0.5]
+    return np.sum(np.cos(x) * g[0] * g[1]) + np.sum(np.mgrid[0:1:6j] * x[0])
+
+
+def ogrid_distance(x):
+    y, z = np.ogrid[0:4, 1:7]
+    return np.sum(x * np.sqrt((y - 1.5) ** 2 + (z * 0.5) ** 2)) + np.sum(np.ogrid[0:6:2] * x[1, :3])
+
+
+def mgrid_bounds(a, b):
+    """Bounds from the arguments: the grid moves with them."""
+    g = np.mgrid[a:b:5j, 0:3]
+    return np.sum(g[0] ** 2 * (g[1] + 1.0)) + np.sum(np.ogrid[a:b:0.25] ** 3)
+
+
+GRID_CASES = [
+    Case(mgrid_weights, (A46,), jit=True),
+    Case(mgrid_counted, (A46,), jit=True),
+    Case(ogrid_distance, (A46,), jit=True),
+    Case(mgrid_bounds, (0.3, 1.6), (0, 1), jit=True),
+]
+
+
+@pytest.mark.parametrize("case, jit", params(GRID_CASES))
+def test_grid_gradient_matches_finite_differences(case, jit):
+    check_gradient(case, jit)
+    check_jvp(case, jit)
+
+
+def test_grid_forms_give_numpys_arrays():
+    """What np.mgrid and np.ogrid become gives NumPy's arrays: shapes, types, values."""
+    for text in ("np.mgrid[0:3, 0:4]", "np.mgrid[0:1:5j, 2:4]", "np.mgrid[0.5:2.0:0.5]",
+                 "np.mgrid[1:3:3j, 0:2:1j]", "np.ogrid[0:3, 0:4, 1:2]", "np.ogrid[0:2:3j, 0:3]",
+                 "np.ogrid[5:0:-2]", "np.mgrid[:4]", "np.mgrid[0:2, 0:3, 1:3:0.5]"):
+        node = gast.parse(text, mode="eval").body
+        expr = _grid("np", text.startswith("np.ogrid"), node.slice, None)
+        tree = ast.fix_missing_locations(gast.gast_to_ast(gast.Expression(body=expr)))
+        got = eval(compile(tree, text, "eval"), {"np": np})
+        want = eval(text)
+        for g, w in zip(got if isinstance(got, tuple) else [got],
+                        want if isinstance(want, (list, tuple)) else [want]):
+            assert g.shape == w.shape and g.dtype == w.dtype, text
+            np.testing.assert_allclose(g, w, rtol=1e-15, err_msg=text)
+
+
+def mgrid_counted_by_name(x, n):
+    return np.sum(np.mgrid[0:1:n * 1j] * x[0])
+
+
+def mgrid_index(x):
+    return np.sum(np.mgrid[3] * x)
+
+
+@pytest.mark.parametrize("fn, words", [
+    (mgrid_counted_by_name, ["`np.mgrid` takes a count written as a number", "np.linspace"]),
+    (mgrid_index, ["`np.mgrid` takes ranges with an end", "np.mgrid[0:n, 0:m]"]),
+])
+def test_grid_refusals(fn, words):
+    with pytest.raises(SrcadError) as info:
+        srcad.grad(fn, jit=False)(V6.copy(), *((4,) if fn is mgrid_counted_by_name else ()))
     message = str(info.value)
     for word in words:
         assert word in message, message

@@ -32,7 +32,9 @@ import numpy as np
 from srcad import custom
 from srcad.errors import NoRuleError, UnsupportedError
 from srcad.passes import ir
+from srcad.passes.constants import Constants
 from srcad.rules import registry
+from srcad.rules.numpy_splits import SPLITS
 
 # parameters of NumPy rules that take an array: a list or tuple literal passed there is
 # the array NumPy makes of it (`np.sum([1.0, a * a])`)
@@ -80,6 +82,7 @@ class ResolveCalls(gast.NodeTransformer):
     def run(self, fnode):
         for stmt in fnode.body:
             self.statement(stmt)
+        HeldSplits(self.ctx).run(fnode)
         return fnode
 
     def statement(self, stmt):
@@ -113,6 +116,17 @@ class ResolveCalls(gast.NodeTransformer):
             # an array's `x.T` is `np.transpose(x)` (NumPy's own `np.real` is a function)
             name = _ATTRIBUTE_CALLS[node.attr]
             return self.site(ir.call(name, node.value), "rule", registry.by_name(name))
+        return node
+
+    def visit_Subscript(self, node):
+        text = ir.dotted_text(node.value)
+        obj = self.resolve.lookup(text) if text else None
+        if text and (obj is np.mgrid or obj is np.ogrid):  # `np.mgrid[0:n, 0:m]`: ranges
+            if "." not in text:
+                raise self.error(f"`{text}[...]` is supported as `np.{text}[...]`")
+            return self.visit(_grid(text.rsplit(".", 1)[0], obj is np.ogrid, node.slice,
+                                    self.error))
+        self.generic_visit(node)
         return node
 
     def visit_Call(self, node):
@@ -283,6 +297,148 @@ class ResolveCalls(gast.NodeTransformer):
                          f"{where} functions in a module-level helper, give that helper a "
                          "derivative with @srcad.defvjp(helper), or compute it outside the "
                          "differentiated function", NoRuleError)
+
+
+def _grid(module, sparse, index, error):
+    """`np.mgrid[a:b:s, c:d:n*1j]` (`sparse`: `np.ogrid`) as NumPy's functions compute it:
+    each slice the range `np.arange(a, b, s)` (a complex step: `np.linspace(c, d, n)`),
+    all of one type; np.ogrid's ranges stand each along its own axis, np.mgrid's are
+    broadcast to the whole grid and stacked. `module` is how the code spells numpy."""
+    spelled = f"{module}.{'ogrid' if sparse else 'mgrid'}"
+    slices = index.elts if isinstance(index, gast.Tuple) else [index]
+    if not all(isinstance(s, gast.Slice) and s.upper is not None for s in slices):
+        raise error(f"`{spelled}` takes ranges with an end here, `{spelled}[0:n, 0:m]`")
+    ranges, floats = [], False
+    for s in slices:
+        start, step = s.lower or ir.const(0), s.step or ir.const(1)
+        bounds = [b.value for b in (start, s.upper, step) if isinstance(b, gast.Constant)]
+        counted = any(isinstance(n, gast.Constant) and isinstance(n.value, complex)
+                      for n in gast.walk(step))
+        if counted and not isinstance(step, gast.Constant):
+            raise error(f"`{spelled}` takes a count written as a number here (`0:1:5j`)",
+                        f"or call `{module}.linspace(start, stop, n)`")
+        if isinstance(step, gast.Constant) and isinstance(step.value, complex):
+            ranges.append(ir.call(f"{module}.linspace", start, s.upper,
+                                  ir.const(int(abs(step.value)))))
+        else:
+            ranges.append(ir.call(f"{module}.arange", start, s.upper, step))
+        floats |= any(isinstance(b, (float, complex)) for b in bounds)
+    if floats:  # NumPy gives every range the type of the widest
+        ranges = [gast.BinOp(left=r, op=gast.Add(), right=ir.const(0.0)) for r in ranges]
+    if len(ranges) == 1:
+        return ranges[0]
+    along = [gast.Subscript(value=r, slice=gast.Tuple(elts=[
+        gast.Slice(lower=None, upper=None, step=None) if j == k else ir.const(None)
+        for j in range(len(ranges))], ctx=gast.Load()), ctx=gast.Load())
+        for k, r in enumerate(ranges)]
+    if sparse:
+        return gast.Tuple(elts=along, ctx=gast.Load())
+    shape = gast.Tuple(elts=[gast.Subscript(
+        value=gast.Attribute(value=copy.deepcopy(r), attr="shape", ctx=gast.Load()),
+        slice=ir.const(0), ctx=gast.Load()) for r in ranges], ctx=gast.Load())
+    return ir.call(f"{module}.stack", gast.Tuple(elts=[
+        ir.call(f"{module}.broadcast_to", a, copy.deepcopy(shape)) for a in along],
+        ctx=gast.Load()))
+
+
+def split_count(rule, args, keywords, consts):
+    """How many pieces a split (`numpy_splits.SPLITS`) gives, when its call says: its
+    number of sections (a positive int), or one more than its list of indices written
+    there; else None."""
+    if rule is None or rule.name not in SPLITS:
+        return None
+    given = args[1:2] + [kw.value for kw in keywords if kw.arg == "indices_or_sections"]
+    if not given:
+        return None
+    if isinstance(given[0], (gast.List, gast.Tuple)):
+        return len(given[0].elts) + 1
+    folded = consts.constant(given[0])
+    value = folded.value if isinstance(folded, gast.Constant) else None
+    return value if type(value) is int and value > 0 else None
+
+
+class HeldSplits:
+    """Transformation (part of ResolveCalls): a split held in a name assigned once is
+    unpacked where it is built, its pieces named after it; `parts[k]` is piece k,
+    `len(parts)` their number, and any other read the tuple of the pieces (`a, b, c =
+    parts`, `for p in parts:`, which UnrollTupleLoops then unrolls).
+
+    >>> from srcad.passes.testing import show_resolved
+    >>> show_resolved('''
+    ... def f(x):
+    ...     parts = np.split(x, 3)
+    ...     for p in parts:
+    ...         x = x + np.sum(p)
+    ...     return parts[-1] * len(parts)''')
+    def f(x):
+        parts_0, parts_1, parts_2 = np.split(x, 3)
+        for p in (parts_0, parts_1, parts_2):
+            x = x + np.sum(p)
+        return parts_2 * 3
+    """
+
+    def __init__(self, ctx):
+        self.ctx = ctx
+        self.consts = Constants(ctx.resolve)
+
+    def run(self, fnode):
+        stores = {}
+        for node in gast.walk(fnode):
+            if isinstance(node, gast.Name) and not isinstance(node.ctx, gast.Load):
+                stores[node.id] = stores.get(node.id, 0) + 1
+        for node in list(gast.walk(fnode)):
+            if not (isinstance(node, gast.Assign) and len(node.targets) == 1
+                    and isinstance(node.targets[0], gast.Name)
+                    and stores.get(node.targets[0].id) == 1
+                    and isinstance(node.value, gast.Call)):
+                continue
+            site = self.ctx.calls.get(node.value)
+            count = split_count(site and site.rule, node.value.args, node.value.keywords,
+                                self.consts)
+            if count is not None:
+                self.unpack(fnode, node, count)
+        return fnode
+
+    def unpack(self, fnode, assign, count):
+        """Name the pieces of `assign`'s split and read them where the tuple is read."""
+        held = assign.targets[0].id
+        names = [self.ctx.namer.fresh(f"{held}_{k}", numbered=False) for k in range(count)]
+        assign.targets = [gast.Tuple(elts=[ir.name(n, True) for n in names],
+                                     ctx=gast.Store())]
+
+        def read(node):
+            if isinstance(node, gast.Subscript) and _is_held(node.value, held):
+                folded = self.consts.constant(node.slice)
+                k = folded.value if isinstance(folded, gast.Constant) else None
+                if type(k) is int and -count <= k < count:
+                    return ir.name(names[k])
+            if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) \
+                    and node.func.id == "len" and len(node.args) == 1 \
+                    and _is_held(node.args[0], held):
+                return ir.const(count)
+            if _is_held(node, held):
+                return gast.Tuple(elts=[ir.name(n) for n in names], ctx=gast.Load())
+            return None
+
+        _replace(fnode, read)
+
+
+def _is_held(node, held):
+    return isinstance(node, gast.Name) and node.id == held and isinstance(node.ctx, gast.Load)
+
+
+def _replace(node, read):
+    """Replace each expression under `node` that `read` gives a new one for."""
+    for field, value in gast.iter_fields(node):
+        items = value if isinstance(value, list) else [value]
+        for i, item in enumerate(items):
+            new = read(item) if isinstance(item, gast.expr) else None
+            if new is None and isinstance(item, gast.AST):
+                _replace(item, read)
+            elif new is not None and isinstance(value, list):
+                value[i] = new
+            elif new is not None:
+                setattr(node, field, new)
 
 
 def is_range(node, resolve):

@@ -7,7 +7,7 @@ from srcad.errors import UnsupportedError
 from srcad.kinds import of_value
 from srcad.passes import ir
 from srcad.passes.constants import Constants
-from srcad.passes.resolve_calls import CallSite, is_range
+from srcad.passes.resolve_calls import CallSite, is_range, split_count
 from srcad.rules import registry
 
 _ATTRS = {"shape", "size", "ndim", "dtype"}
@@ -437,12 +437,33 @@ class ToANF:
         return pre, call
 
     def parts(self, rule, args, keywords):
-        """A tuple-valued call (`registry.parts`) as the tuple of its items' calls."""
+        """A tuple-valued call (`registry.parts`) as the tuple of its items' calls; a
+        split into a number of pieces other than two as its pieces (`split_pieces`)."""
+        count = split_count(rule, args, keywords, self.consts)
+        if count is not None and count != 2:
+            return self.split_pieces(rule, args, keywords, count)
         pre, atoms = self.atoms(args)
         items = []
         for name in rule.parts:
             more, call = self.op_Call(gast.Call(func=ir.dotted(name), args=atoms,
                                                 keywords=keywords), resolved=name)
+            tmp = self.tmp()
+            pre += more + [ir.assign(tmp, call, like=self.stmt_line)]
+            items.append(ir.name(tmp))
+        return pre, gast.Tuple(elts=items, ctx=gast.Load())
+
+    def split_pieces(self, rule, args, keywords, count):
+        """A split (`numpy_splits.SPLITS`) into `count` pieces, not two, as its first
+        piece's call and, after it, its tail's with `which=k`: `np.split(x, 3)` is
+        `(rt.split_head(x, 3), rt.split_tail(x, 3, which=1), rt.split_tail(x, 3,
+        which=2))`."""
+        pre, atoms = self.atoms(args)
+        items = []
+        for k in range(count):
+            name = rule.parts[min(k, 1)]
+            which = [gast.keyword(arg="which", value=ir.const(k))] if k else []
+            more, call = self.op_Call(gast.Call(func=ir.dotted(name), args=atoms,
+                                                keywords=keywords + which), resolved=name)
             tmp = self.tmp()
             pre += more + [ir.assign(tmp, call, like=self.stmt_line)]
             items.append(ir.name(tmp))

@@ -1,5 +1,5 @@
 """Rules for NumPy's arrangements: diagonals, padding, rotating and rolling axes,
-partitions, splits into two, grids (np.meshgrid), derivatives and integrals of samples
+partitions, splits, grids (np.meshgrid), derivatives and integrals of samples
 (np.gradient, np.trapezoid), np.append, np.vdot, np.diagflat, np.polyval, np.correlate,
 np.select, the NaN-skipping products, variances and running sums, and values without
 gradients (comparisons of whole arrays, indices, tests of types).
@@ -210,23 +210,25 @@ def partition_tangent(ans, a, kth, axis=-1):
 
 
 # ---------------------------------------------------------------------------
-# splits into two pieces, and grids: tuple-valued, each item a rule of its own
+# splits into pieces (the first, and those after it: see srcad/rules/numpy_splits.py), and
+# grids: tuple-valued, each item a rule of its own
 # ---------------------------------------------------------------------------
 
 
 def _halves(function):
-    """The kind of either piece of np.split or np.array_split (`function`) into two."""
+    """The kind of a piece of np.split or np.array_split (`function`) into a number of
+    pieces known from the call: like the array."""
 
     def kind(k, c):
         ary = _array(k, "ary", function)
         node, ios = c.get("indices_or_sections"), k.get("indices_or_sections")
-        two = isinstance(node, gast.Constant) and node.value == 2
-        one_index = isinstance(ios, TupleKind) and len(ios.items) == 1 and \
-            ios.items[0] == INT
-        if not (two or one_index):
-            raise refuse(function, "is supported here into two pieces: `2` or one index "
-                         "`[k]` written in the call",
-                         "for more pieces, slice: `a, b, c = x[:2], x[2:5], x[5:]`")
+        sections = isinstance(node, gast.Constant) and type(node.value) is int \
+            and node.value > 0
+        indices = isinstance(ios, TupleKind) and all(i == INT for i in ios.items)
+        if not (sections or indices):
+            raise refuse(function, "is supported here into a number of pieces known from "
+                         "the call: a number of sections or a list of indices written there",
+                         "or slice: `a, b, c = x[:2], x[2:5], x[5:]`")
         _int(k, "axis", function)
         return ary
 
@@ -234,8 +236,9 @@ def _halves(function):
     return kind
 
 
-# np.split cuts exactly in two (or raises), np.array_split gives the first piece the odd
-# element; each piece's adjoint is its cotangent in its place
+# np.split cuts into equal pieces (or raises), np.array_split gives the first `n % pieces`
+# pieces one more element; the tail is piece `which` after the first (the second, by
+# default); each piece's adjoint is its cotangent in its place
 @adjoint(rt.split_head, kind=_halves("np.split"), broadcast=False, name="rt.split_head", view=True,
          sums=False, linear=True)
 def split_head(ans, ary, indices_or_sections, axis=0):
@@ -244,8 +247,8 @@ def split_head(ans, ary, indices_or_sections, axis=0):
 
 @adjoint(rt.split_tail, kind=_halves("np.split"), broadcast=False, name="rt.split_tail", view=True,
          sums=False, linear=True)
-def split_tail(ans, ary, indices_or_sections, axis=0):
-    d[ary] += rt.split_adjoint(d[ans], ary.shape, indices_or_sections, axis, 1, True)
+def split_tail(ans, ary, indices_or_sections, axis=0, which=1):
+    d[ary] += rt.split_adjoint(d[ans], ary.shape, indices_or_sections, axis, which, True)
 
 
 @adjoint(rt.array_split_head, kind=_halves("np.array_split"), broadcast=False,
@@ -256,8 +259,8 @@ def array_split_head(ans, ary, indices_or_sections, axis=0):
 
 @adjoint(rt.array_split_tail, kind=_halves("np.array_split"), broadcast=False,
          name="rt.array_split_tail", view=True, sums=False, linear=True)
-def array_split_tail(ans, ary, indices_or_sections, axis=0):
-    d[ary] += rt.split_adjoint(d[ans], ary.shape, indices_or_sections, axis, 1, False)
+def array_split_tail(ans, ary, indices_or_sections, axis=0, which=1):
+    d[ary] += rt.split_adjoint(d[ans], ary.shape, indices_or_sections, axis, which, False)
 
 
 _SPLIT = {"params": ("ans", "ary", "indices_or_sections", "axis"), "defaults": {"axis": 0}}

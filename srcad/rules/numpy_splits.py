@@ -1,9 +1,13 @@
-"""Rules for NumPy's splits along a fixed axis (np.hsplit, np.vsplit, np.dsplit, into two
-pieces), np.dstack, np.real_if_close of real values, and np.array_equiv (no gradient).
+"""Rules for NumPy's splits (np.split, np.array_split, np.hsplit, np.vsplit, np.dsplit)
+into any number of pieces known when the call is transformed, np.dstack, np.real_if_close
+of real values, and np.array_equiv (no gradient).
 
 A split is tuple-valued: each of its pieces is a rule of its own (`registry.parts`), a
 view of the array as NumPy's pieces are, whose adjoint puts the piece's cotangent in its
-place. The runtime helpers are in srcad/runtime/splits.py.
+place: the first piece one rule (`rt.hsplit_head`), any after it another (`rt.hsplit_tail`,
+piece `which`, the second by default); into a number of pieces other than two
+(`np.split(x, 3)`, `np.split(x, [2, 5])`), ToANF writes each (see `SPLITS`). The runtime
+helpers are in srcad/runtime/splits.py.
 """
 import gast
 import numpy as np
@@ -15,17 +19,24 @@ from srcad.rules.typing import refuse
 
 d = None  # templates say d[x] for "the adjoint of x"; they are never run
 
+# the splits ToANF writes piece by piece when their number of pieces is known from the call
+# (a number, or a list of indices, written there) and is not two: the first piece by the
+# `head` rule, piece k after it by the `tail` rule given `which=k` (`registry.parts`)
+SPLITS = ("np.split", "np.array_split", "np.hsplit", "np.vsplit", "np.dsplit")
+
+
 # ---------------------------------------------------------------------------
-# np.hsplit (axis 1, a vector's 0), np.vsplit (axis 0), np.dsplit (axis 2) into two
+# np.hsplit (axis 1, a vector's 0), np.vsplit (axis 0), np.dsplit (axis 2): the first
+# piece, and piece `which` after it
 # ---------------------------------------------------------------------------
 
 _SLICED = {"np.hsplit": "x[:, :2], x[:, 2:5], x[:, 5:]", "np.vsplit": "x[:2], x[2:5], x[5:]",
            "np.dsplit": "x[:, :, :2], x[:, :, 2:5], x[:, :, 5:]"}
 
 
-def _two_pieces(function, least):
-    """The kind of either piece of `function` (np.hsplit...) into two, of an array of
-    `least` or more dimensions: like the array."""
+def _first_pieces(function, least):
+    """The kind of a piece of `function` (np.hsplit...) of an array of `least` or more
+    dimensions, into a number of pieces known from the call: like the array."""
 
     def kind(k, c):
         ary = k.get("ary")
@@ -33,54 +44,55 @@ def _two_pieces(function, least):
             raise refuse(function, f"takes an array of {least} or more dimensions, not a "
                          f"{ary}")
         node, ios = c.get("indices_or_sections"), k.get("indices_or_sections")
-        two = isinstance(node, gast.Constant) and node.value == 2
-        one_index = isinstance(ios, TupleKind) and ios.items == (INT,)
-        if not (two or one_index):
-            raise refuse(function, "is supported here into two pieces: `2` or one index "
-                         "`[k]` written in the call",
-                         f"for more pieces, slice: `a, b, c = {_SLICED[function]}`")
+        sections = isinstance(node, gast.Constant) and type(node.value) is int \
+            and node.value > 0
+        indices = isinstance(ios, TupleKind) and all(i == INT for i in ios.items)
+        if not (sections or indices):
+            raise refuse(function, "is supported here into a number of pieces known from "
+                         "the call: a number of sections or a list of indices written there",
+                         f"or slice: `a, b, c = {_SLICED[function]}`")
         return ary.with_()
 
-    kind.__name__ = "two_pieces"
+    kind.__name__ = "pieces"
     return kind
 
 
-@adjoint(rt.hsplit_head, kind=_two_pieces("np.hsplit", 1), broadcast=False,
+@adjoint(rt.hsplit_head, kind=_first_pieces("np.hsplit", 1), broadcast=False,
          name="rt.hsplit_head", view=True, sums=False, linear=True)
 def hsplit_head(ans, ary, indices_or_sections):
     d[ary] += rt.split_piece_adjoint(d[ans], ary.shape, indices_or_sections,
                                      rt.hsplit_axis(ary.shape), 0, True)
 
 
-@adjoint(rt.hsplit_tail, kind=_two_pieces("np.hsplit", 1), broadcast=False,
+@adjoint(rt.hsplit_tail, kind=_first_pieces("np.hsplit", 1), broadcast=False,
          name="rt.hsplit_tail", view=True, sums=False, linear=True)
-def hsplit_tail(ans, ary, indices_or_sections):
+def hsplit_tail(ans, ary, indices_or_sections, which=1):
     d[ary] += rt.split_piece_adjoint(d[ans], ary.shape, indices_or_sections,
-                                     rt.hsplit_axis(ary.shape), 1, True)
+                                     rt.hsplit_axis(ary.shape), which, True)
 
 
-@adjoint(rt.vsplit_head, kind=_two_pieces("np.vsplit", 2), broadcast=False,
+@adjoint(rt.vsplit_head, kind=_first_pieces("np.vsplit", 2), broadcast=False,
          name="rt.vsplit_head", view=True, sums=False, linear=True)
 def vsplit_head(ans, ary, indices_or_sections):
     d[ary] += rt.split_piece_adjoint(d[ans], ary.shape, indices_or_sections, 0, 0, True)
 
 
-@adjoint(rt.vsplit_tail, kind=_two_pieces("np.vsplit", 2), broadcast=False,
+@adjoint(rt.vsplit_tail, kind=_first_pieces("np.vsplit", 2), broadcast=False,
          name="rt.vsplit_tail", view=True, sums=False, linear=True)
-def vsplit_tail(ans, ary, indices_or_sections):
-    d[ary] += rt.split_piece_adjoint(d[ans], ary.shape, indices_or_sections, 0, 1, True)
+def vsplit_tail(ans, ary, indices_or_sections, which=1):
+    d[ary] += rt.split_piece_adjoint(d[ans], ary.shape, indices_or_sections, 0, which, True)
 
 
-@adjoint(rt.dsplit_head, kind=_two_pieces("np.dsplit", 3), broadcast=False,
+@adjoint(rt.dsplit_head, kind=_first_pieces("np.dsplit", 3), broadcast=False,
          name="rt.dsplit_head", view=True, sums=False, linear=True)
 def dsplit_head(ans, ary, indices_or_sections):
     d[ary] += rt.split_piece_adjoint(d[ans], ary.shape, indices_or_sections, 2, 0, True)
 
 
-@adjoint(rt.dsplit_tail, kind=_two_pieces("np.dsplit", 3), broadcast=False,
+@adjoint(rt.dsplit_tail, kind=_first_pieces("np.dsplit", 3), broadcast=False,
          name="rt.dsplit_tail", view=True, sums=False, linear=True)
-def dsplit_tail(ans, ary, indices_or_sections):
-    d[ary] += rt.split_piece_adjoint(d[ans], ary.shape, indices_or_sections, 2, 1, True)
+def dsplit_tail(ans, ary, indices_or_sections, which=1):
+    d[ary] += rt.split_piece_adjoint(d[ans], ary.shape, indices_or_sections, 2, which, True)
 
 
 _PIECES = {"params": ("ans", "ary", "indices_or_sections")}

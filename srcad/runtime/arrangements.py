@@ -13,6 +13,7 @@ from srcad.runtime.order import nancount, nanmean, nansum
 from srcad.runtime.overloads import _is_array, _is_none, _jit_version
 from srcad.runtime.reductions import expand, prod
 from srcad.runtime.scans import cumprod, cumsum
+from srcad.runtime.splits import split_piece, split_piece_adjoint
 
 # ---------------------------------------------------------------------------
 # moving axes: np.diagonal, np.rot90, np.rollaxis
@@ -1011,121 +1012,63 @@ def _meshgrid_adjoint_jit(g, indexing, which):
 
 
 # ---------------------------------------------------------------------------
-# np.split and np.array_split into two pieces
+# np.split and np.array_split: the first piece, and any after it
 # ---------------------------------------------------------------------------
 
 
-@register_jitable(cache=True)
-def _boundary(n, index, sections, equal):
-    """Where the two pieces meet along an axis of `n`: at `index` (a slice bound) when
-    `sections` is 0, else halfway (np.split: exactly, np.array_split: the first piece the
-    longer)."""
-    if sections == 0:
-        return max(index + n, 0) if index < 0 else min(index, n)
-    if equal and n % 2:
-        raise ValueError("array split does not result in an equal division")
-    return n // 2 + n % 2
-
-
-def _index_and_sections(indices_or_sections):
-    if np.ndim(indices_or_sections) == 0:
-        return 0, int(indices_or_sections)
-    (index,) = indices_or_sections
-    return int(index), 0
-
-
-def _piece(ary, indices_or_sections, axis, which, equal):
-    ary = np.asarray(ary)
-    index, sections = _index_and_sections(indices_or_sections)
-    ax = axis % ary.ndim
-    k = _boundary(ary.shape[ax], index, sections, equal)
-    lo, hi = (0, k) if which == 0 else (k, ary.shape[ax])
-    place = [slice(None)] * ary.ndim
-    place[ax] = slice(lo, hi)
-    return ary[tuple(place)]  # a view, as NumPy's pieces are
-
-
 def split_head(ary, indices_or_sections, axis=0):
-    """The first of the two pieces of np.split(ary, indices_or_sections, axis)."""
-    return _piece(ary, indices_or_sections, axis, 0, True)
+    """The first piece of np.split(ary, indices_or_sections, axis): a view."""
+    return split_piece(ary, indices_or_sections, axis, 0, True)
 
 
-def split_tail(ary, indices_or_sections, axis=0):
-    """The second of the two pieces of np.split(ary, indices_or_sections, axis)."""
-    return _piece(ary, indices_or_sections, axis, 1, True)
+def split_tail(ary, indices_or_sections, axis=0, which=1):
+    """Piece `which` (1 or more: the second, by default) of np.split(ary,
+    indices_or_sections, axis): a view."""
+    return split_piece(ary, indices_or_sections, axis, which, True)
 
 
 def array_split_head(ary, indices_or_sections, axis=0):
-    """The first of the two pieces of np.array_split(ary, indices_or_sections, axis)."""
-    return _piece(ary, indices_or_sections, axis, 0, False)
+    """The first piece of np.array_split(ary, indices_or_sections, axis): a view."""
+    return split_piece(ary, indices_or_sections, axis, 0, False)
 
 
-def array_split_tail(ary, indices_or_sections, axis=0):
-    """The second of the two pieces of np.array_split(ary, indices_or_sections, axis)."""
-    return _piece(ary, indices_or_sections, axis, 1, False)
+def array_split_tail(ary, indices_or_sections, axis=0, which=1):
+    """Piece `which` (1 or more: the second, by default) of np.array_split(ary,
+    indices_or_sections, axis): a view."""
+    return split_piece(ary, indices_or_sections, axis, which, False)
 
 
 def split_adjoint(g, shape, indices_or_sections, axis, which, equal):
-    """Adjoint of a piece of a split into two: zeros of `shape` with `g` in its place."""
-    out = np.zeros(shape)
-    index, sections = _index_and_sections(indices_or_sections)
-    ax = axis % len(shape)
-    k = _boundary(shape[ax], index, sections, equal)
-    place = [slice(None)] * len(shape)
-    place[ax] = slice(0, k) if which == 0 else slice(k, shape[ax])
-    out[tuple(place)] = g
-    return out
+    """Adjoint of piece `which` of a split: zeros of `shape` with `g` in its place."""
+    return split_piece_adjoint(g, shape, indices_or_sections, axis, which, equal)
 
 
-def _split_reader(indices_or_sections):
-    """A jitable function of `indices_or_sections` (an int, or a tuple of one int) giving
-    (index, sections)."""
-    if isinstance(indices_or_sections, types.Integer):
-        return register_jitable(lambda ios: (0, ios))
-    return register_jitable(lambda ios: (ios[0], 0))
-
-
-def _piece_jit(which, equal):
+def _head_jit(equal):
     def factory(ary, indices_or_sections, axis=0):
-        read = _split_reader(indices_or_sections)
-        ndim = ary.ndim
-
-        def impl(ary, indices_or_sections, axis=0):
-            index, sections = read(indices_or_sections)
-            ax = _axis(axis, ndim)
-            n = ary.shape[ax]
-            k = _boundary(n, index, sections, equal)
-            lo, hi = (0, k) if which == 0 else (k, n)
-            shape = _shape_array(ary.shape)
-            shape[ax] = hi - lo
-            return _cut(ary, ax, lo, hi, to_fixed_tuple(shape, ndim))
-
-        return impl
+        return lambda ary, indices_or_sections, axis=0: split_piece(
+            ary, indices_or_sections, axis, 0, equal)
 
     return factory
 
 
-_jit_version(split_head)(_piece_jit(0, True))
-_jit_version(split_tail)(_piece_jit(1, True))
-_jit_version(array_split_head)(_piece_jit(0, False))
-_jit_version(array_split_tail)(_piece_jit(1, False))
+def _tail_jit(equal):
+    def factory(ary, indices_or_sections, axis=0, which=1):
+        return lambda ary, indices_or_sections, axis=0, which=1: split_piece(
+            ary, indices_or_sections, axis, which, equal)
+
+    return factory
+
+
+_jit_version(split_head)(_head_jit(True))
+_jit_version(split_tail)(_tail_jit(True))
+_jit_version(array_split_head)(_head_jit(False))
+_jit_version(array_split_tail)(_tail_jit(False))
 
 
 @_jit_version(split_adjoint)
 def _split_adjoint_jit(g, shape, indices_or_sections, axis, which, equal):
-    read = _split_reader(indices_or_sections)
-    ndim = len(shape)
-
-    def impl(g, shape, indices_or_sections, axis, which, equal):
-        index, sections = read(indices_or_sections)
-        ax = _axis(axis, ndim)
-        k = _boundary(shape[ax], index, sections, equal)
-        lo, hi = (0, k) if which == 0 else (k, shape[ax])
-        out = np.zeros(shape)
-        _lines(out, ax)[:, lo:hi, :] = _lines(np.ascontiguousarray(g * 1.0), ax)
-        return out
-
-    return impl
+    return lambda g, shape, indices_or_sections, axis, which, equal: split_piece_adjoint(
+        g, shape, indices_or_sections, axis, which, equal)
 
 
 # ---------------------------------------------------------------------------

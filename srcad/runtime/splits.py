@@ -43,10 +43,20 @@ def _index_bounds(n, indices, which, equal):
     return start, stop
 
 
+@register_jitable(cache=True)
+def _whole_bounds(n, indices, which, equal):
+    """The one piece of a cut at no indices: (0, n)."""
+    return 0, n
+
+
 def _bounds(indices_or_sections):
     """The jitable giving a piece's bounds for this type of `indices_or_sections`: a
-    number of sections (an int) or a tuple of indices."""
-    return _section_bounds if isinstance(indices_or_sections, types.Integer) else _index_bounds
+    number of sections (an int) or a tuple of indices (none: the whole axis)."""
+    if isinstance(indices_or_sections, types.Integer):
+        return _section_bounds
+    if isinstance(indices_or_sections, types.BaseTuple) and len(indices_or_sections) == 0:
+        return _whole_bounds
+    return _index_bounds
 
 
 @register_jitable(cache=True)
@@ -114,42 +124,45 @@ def _hsplit_axis_jit(shape):
 
 
 # ---------------------------------------------------------------------------
-# the two pieces of np.hsplit, np.vsplit, np.dsplit (the items of the tuple they give)
+# the pieces of np.hsplit, np.vsplit, np.dsplit: the first, and any after it (`which`)
 # ---------------------------------------------------------------------------
 
 
 def hsplit_head(ary, indices_or_sections):
-    """The first of the two pieces of np.hsplit(ary, indices_or_sections)."""
+    """The first piece of np.hsplit(ary, indices_or_sections)."""
     return np.hsplit(ary, indices_or_sections)[0]
 
 
-def hsplit_tail(ary, indices_or_sections):
-    """The second of the two pieces of np.hsplit(ary, indices_or_sections)."""
-    return np.hsplit(ary, indices_or_sections)[1]
+def hsplit_tail(ary, indices_or_sections, which=1):
+    """Piece `which` (1 or more: the second, by default) of np.hsplit(ary,
+    indices_or_sections)."""
+    return np.hsplit(ary, indices_or_sections)[which]
 
 
 def vsplit_head(ary, indices_or_sections):
-    """The first of the two pieces of np.vsplit(ary, indices_or_sections)."""
+    """The first piece of np.vsplit(ary, indices_or_sections)."""
     return np.vsplit(ary, indices_or_sections)[0]
 
 
-def vsplit_tail(ary, indices_or_sections):
-    """The second of the two pieces of np.vsplit(ary, indices_or_sections)."""
-    return np.vsplit(ary, indices_or_sections)[1]
+def vsplit_tail(ary, indices_or_sections, which=1):
+    """Piece `which` (1 or more: the second, by default) of np.vsplit(ary,
+    indices_or_sections)."""
+    return np.vsplit(ary, indices_or_sections)[which]
 
 
 def dsplit_head(ary, indices_or_sections):
-    """The first of the two pieces of np.dsplit(ary, indices_or_sections)."""
+    """The first piece of np.dsplit(ary, indices_or_sections)."""
     return np.dsplit(ary, indices_or_sections)[0]
 
 
-def dsplit_tail(ary, indices_or_sections):
-    """The second of the two pieces of np.dsplit(ary, indices_or_sections)."""
-    return np.dsplit(ary, indices_or_sections)[1]
+def dsplit_tail(ary, indices_or_sections, which=1):
+    """Piece `which` (1 or more: the second, by default) of np.dsplit(ary,
+    indices_or_sections)."""
+    return np.dsplit(ary, indices_or_sections)[which]
 
 
-def _piece_jit(axis_of, which):
-    """The compiled piece `which` of a split into equal pieces along the axis
+def _head_jit(axis_of):
+    """The compiled first piece of a split into equal pieces along the axis
     `axis_of(ndim)` (np.hsplit, np.vsplit and np.dsplit divide exactly, as np.split)."""
 
     def factory(ary, indices_or_sections):
@@ -157,6 +170,22 @@ def _piece_jit(axis_of, which):
         ax = axis_of(ary.ndim)
 
         def impl(ary, indices_or_sections):
+            start, stop = bounds(ary.shape[ax], indices_or_sections, 0, True)
+            return _cut(ary, ax, start, stop)
+
+        return impl
+
+    return factory
+
+
+def _tail_jit(axis_of):
+    """The compiled piece `which` of a split as `_head_jit`'s."""
+
+    def factory(ary, indices_or_sections, which=1):
+        bounds = _bounds(indices_or_sections)
+        ax = axis_of(ary.ndim)
+
+        def impl(ary, indices_or_sections, which=1):
             start, stop = bounds(ary.shape[ax], indices_or_sections, which, True)
             return _cut(ary, ax, start, stop)
 
@@ -169,12 +198,12 @@ def _hsplit_along(ndim):
     return 1 if ndim > 1 else 0
 
 
-_jit_version(hsplit_head)(_piece_jit(_hsplit_along, 0))
-_jit_version(hsplit_tail)(_piece_jit(_hsplit_along, 1))
-_jit_version(vsplit_head)(_piece_jit(lambda ndim: 0, 0))
-_jit_version(vsplit_tail)(_piece_jit(lambda ndim: 0, 1))
-_jit_version(dsplit_head)(_piece_jit(lambda ndim: 2, 0))
-_jit_version(dsplit_tail)(_piece_jit(lambda ndim: 2, 1))
+_jit_version(hsplit_head)(_head_jit(_hsplit_along))
+_jit_version(hsplit_tail)(_tail_jit(_hsplit_along))
+_jit_version(vsplit_head)(_head_jit(lambda ndim: 0))
+_jit_version(vsplit_tail)(_tail_jit(lambda ndim: 0))
+_jit_version(dsplit_head)(_head_jit(lambda ndim: 2))
+_jit_version(dsplit_tail)(_tail_jit(lambda ndim: 2))
 
 
 # ---------------------------------------------------------------------------
