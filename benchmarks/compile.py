@@ -70,7 +70,7 @@ def measure_one(name):
     primal = numba.njit(case.fn)
     row = {"name": name, "ndim": case.ndim,
            "primal_s": _first_minus_warm(lambda: primal(*args))}
-    g = srcad.value_and_grad(case.fn, wrt=case.wrt)
+    g = srcad.value_and_grad(case.fn, wrt=case.wrt, jit=True)
     row["srcad_s"] = _first_minus_warm(lambda: g(*args))
     c = g.last
     row["fwd_s"] = _numba_seconds(getattr(c.module, c.top.fwd_name))

@@ -345,7 +345,7 @@ def test_fft_without_rocket_fft_runs_as_python_and_says_why(monkeypatch):
     u = np.cos(np.arange(6.0))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        g = srcad.grad(fn)(u)
+        g = srcad.grad(fn, jit=True)(u)
     assert any(issubclass(w.category, SrcadWarning) and "srcad[fft]" in str(w.message)
                for w in caught)
     assert_grad_close(g, fd_grad(fn, (u,), 0))
