@@ -27,6 +27,10 @@ def _imaginary(value):
                for n in gast.walk(value))
 
 
+# arithmetic of two arrays, spelled as the helper that loops over them (srcad.runtime.loops)
+_LOOPED = {gast.Mult: "rt.mul", gast.Div: "rt.div", gast.Add: "rt.add", gast.Sub: "rt.sub"}
+
+
 def _is_d_ans(value, d_ans):
     """Whether an adjoint contribution is the cotangent itself, or minus it."""
     if isinstance(value, gast.UnaryOp):
@@ -39,6 +43,8 @@ class Adjoints:
 
     def __init__(self, ctx):
         self.ctx = ctx
+        self._primal = {}  # adjoint name -> its variable, for `ndim`
+        self._loops = None
 
     def kind(self, atom):
         if isinstance(atom, gast.Name):
@@ -50,12 +56,52 @@ class Adjoints:
     def is_active(self, atom):
         return isinstance(atom, gast.Name) and atom.id in self.ctx.active
 
+    def ndim(self, node):
+        """The rank of an elementwise expression of an adjoint: a name's (an adjoint's is
+        its variable's), the largest of an operation's operands or a call's arguments
+        (elementwise, or reducing to a number that the helpers take too)."""
+        if isinstance(node, gast.Name):
+            kind = self.ctx.kinds.get(node.id)
+            if kind is None:
+                if len(self._primal) != len(self.ctx.adjoint_names):
+                    self._primal = {d: v for v, d in self.ctx.adjoint_names.items()}
+                kind = self.ctx.kinds.get(self._primal.get(node.id))
+            return getattr(kind, "ndim", 0)
+        if isinstance(node, gast.BinOp):
+            return max(self.ndim(node.left), self.ndim(node.right))
+        if isinstance(node, gast.UnaryOp):
+            return self.ndim(node.operand)
+        if isinstance(node, gast.Call):
+            return max([self.ndim(a) for a in node.args] + [0])
+        return 0
+
+    def looped(self, node):
+        """`node` with each `+ - * /` and `-` of an array of two or more dimensions spelled
+        as its helper, `rt.mul(a, b)`, `rt.neg(a)` (see srcad.runtime.loops): one loop,
+        compiled once per type signature into Numba's disk cache and shared, where Numba
+        compiles each operation into a loop nest of its own, which LLVM copies for every
+        way each operand may broadcast. On vectors and numbers the operators stay."""
+        if isinstance(node, gast.BinOp):
+            node.left, node.right = self.looped(node.left), self.looped(node.right)
+            if type(node.op) in _LOOPED and self.ndim(node) >= 2:
+                return gast.copy_location(ir.call(_LOOPED[type(node.op)], node.left,
+                                                  node.right), node)
+            return node
+        if isinstance(node, gast.UnaryOp):
+            node.operand = self.looped(node.operand)
+            if isinstance(node.op, gast.USub) and self.ndim(node.operand) >= 2:
+                return gast.copy_location(ir.call("rt.neg", node.operand), node)
+        elif isinstance(node, gast.Call):
+            node.args = [self.looped(a) for a in node.args]
+        return node
+
     def accumulate(self, atom, value, result_kind, broadcast, complex_value=False):
         """`d_atom += value`, summing `value` down to `atom`'s shape where it broadcast.
         A `complex_value` added to a real variable's adjoint adds its real part: under
         JAX's convention, the derivative along the real axis."""
         k = self.kind(atom)
         rk = result_kind
+        value = self.looped(value)
         if broadcast and rk is not None and getattr(rk, "ndim", 0) > 0:
             if k.ndim == 0:
                 value = ir.call("np.sum", value)
@@ -128,8 +174,25 @@ class Adjoints:
                 if rule.broadcast and t in self.masked() and \
                         not _is_d_ans(value, self.ctx.d(t)):
                     value = ir.call("rt.strong", ir.name(self.ctx.d(t)), value)
-                out.append(self.accumulate(atom, value, self.ctx.kinds[t], rule.broadcast,
-                                           complex_value or _imaginary(value)))
+                out.append((atom, value))
+        return [self.accumulate(term[0], term[1], self.ctx.kinds[t], rule.broadcast,
+                                complex_value or _imaginary(term[1]))
+                if isinstance(term, tuple) else term for term in self.twins(out)]
+
+    def twins(self, terms):
+        """Two equal terms in a row into an array of two or more dimensions (`x * x` adds
+        `d_ans * x` twice) as one term of twice the value, computed once (`2.0 * e` is
+        `e + e` exactly)."""
+        out = []
+        for term in terms:
+            prev = out[-1] if out else None
+            if isinstance(term, tuple) and isinstance(prev, tuple) and \
+                    prev[0].id == term[0].id and self.ndim(term[0]) >= 2 and \
+                    gast.dump(prev[1]) == gast.dump(term[1]):
+                out[-1] = (term[0], gast.BinOp(left=ir.const(2.0), op=gast.Mult(),
+                                               right=term[1]))
+                continue
+            out.append(term)
         return out
 
     def sequence(self, rule, t, seq, bound):
@@ -175,9 +238,28 @@ class Adjoints:
         if self.fancy(op.slice):
             return [gast.Expr(value=ir.call("rt.scatter_add", ir.name(self.ctx.d(x.id)),
                                             copy.deepcopy(op.slice), ir.name(self.ctx.d(t))))]
+        if self.ctx.kinds[t].ndim > 0 and self.basic(op.slice) and not self.loops():
+            piece = gast.Subscript(value=ir.name(self.ctx.d(x.id)),
+                                   slice=copy.deepcopy(op.slice), ctx=gast.Load())
+            return [gast.Expr(value=ir.call("rt.add_to", piece, ir.name(self.ctx.d(t))))]
         target = gast.Subscript(value=ir.name(self.ctx.d(x.id)), slice=copy.deepcopy(op.slice),
                                 ctx=gast.Store())
         return [gast.AugAssign(target=target, op=gast.Add(), value=ir.name(self.ctx.d(t)))]
+
+    def basic(self, index):
+        """Whether `index` selects a view: slices, numbers and `None`, no array (a mask).
+        `rt.add_to(d_x[index], d_t)` adds into that view in one loop, where `d_x[index] +=
+        d_t` also copies the slice and checks its shape with a formatted error message,
+        which Numba compiles for seconds."""
+        return all(getattr(self.ctx.kinds.get(n.id), "ndim", 1) == 0 for n in ir.names(index))
+
+    def loops(self):
+        """Whether the function has a loop. Its sweeps keep `d_x[index] += d_t`: FuseSweeps
+        reads what a loop's adjoint code writes from assignments, not from calls."""
+        if self._loops is None:
+            self._loops = any(isinstance(n, (gast.For, gast.While))
+                              for n in ir.walk(self.ctx.fnode))
+        return self._loops
 
     def fancy(self, index):
         """Whether `index` is a 1-d integer array (a boolean mask is not: it selects each

@@ -1,22 +1,30 @@
 """LeanArrayAdjoints: array adjoints in a reverse sweep without needless passes over memory.
 
-Three rewrites of the reverse sweep, neither changing a value:
+Four rewrites of the reverse sweep, none changing a value:
 
 - `d = np.zeros_like(v)` whose first use, in the sweep's top-level straight-line code, is
   `d += <a new array shaped like v>` becomes that one assignment: no zero fill.
 - `d = e` then `d += e`, the two terms of `x * x`, becomes `d = 2.0 * e`.
 - `d += f(...)` for an array adjoint `d` and a helper `f` that also comes in a form adding
   into its first argument (`rt.prod_adjoint_add`) calls that form: no new array per term.
+- In a sweep without loops, any other `d += e` into an array adjoint becomes
+  `rt.add_to(d, e)`, and `d += rt.unbroadcast(e, v)` becomes `rt.add_to(d, e)` (which sums
+  `e` down to `d`'s shape itself): one loop over the arrays, where Numba compiles a loop
+  nest that LLVM copies for every way `e` may broadcast (see `srcad.runtime.loops`).
+  (A sweep with loops keeps `+=`: FuseSweeps reads what the adjoint code around a loop
+  writes from its assignments.)
 
 >>> import gast
 >>> from codegen import to_source
 >>> fn = gast.parse('''def f_rev(x, w, tape, d_out):
 ...     d_x = np.zeros_like(x)
 ...     d_x += rt.matmul_dx(d_out, x, w)
+...     d_x += rt.unbroadcast(d_out * w, x)
 ...     return d_x,''').body[0]
 >>> print(to_source(LeanArrayAdjoints({"d_x"}).run(fn)).strip())
 def f_rev(x, w, tape, d_out):
     d_x = rt.matmul_dx(d_out, x, w)
+    rt.add_to(d_x, d_out * w)
     return d_x,
 """
 import gast
@@ -26,7 +34,7 @@ from srcad.passes import ir
 
 
 def _helper_fact(func, fact):
-    """What the `rt` helper that `func` names says of itself (`result_like`,
+    """What the `rt` helper that `func` names says of itself (`result_like`, `fresh`,
     `adds_in_place`: see `srcad.runtime.overloads`), or None (another function, or a
     helper that says nothing)."""
     text = ir.dotted_text(func) or ""
@@ -96,6 +104,26 @@ def _in_place(stmts, arrays):
     return out
 
 
+def _added_to(stmts, arrays):
+    """`d += e` for an array adjoint `d` (in `arrays`) becomes `rt.add_to(d, e)`, and
+    `d += rt.unbroadcast(e, v)` becomes `rt.add_to(d, e)` (`d` is shaped like `v`). In
+    branches too."""
+    out = []
+    for s in stmts:
+        if isinstance(s, gast.If):
+            s.body, s.orelse = _added_to(s.body, arrays), _added_to(s.orelse, arrays)
+        elif isinstance(s, gast.AugAssign) and isinstance(s.op, gast.Add) \
+                and isinstance(s.target, gast.Name) and s.target.id in arrays:
+            e = s.value
+            if isinstance(e, gast.Call) and ir.dotted_text(e.func) == "rt.unbroadcast" \
+                    and len(e.args) == 2 and not e.keywords:
+                e = e.args[0]
+            s = gast.copy_location(gast.Expr(value=ir.call("rt.add_to", ir.name(s.target.id),
+                                                           e)), s)
+        out.append(s)
+    return out
+
+
 def _shaped_value(s, d, v):
     """The value `s` adds to `d` when `s` is `d += f(...)` with f's result a fresh array
     shaped like `v` (or a copy of one), else None."""
@@ -112,7 +140,7 @@ def _shaped_value(s, d, v):
         return None
     g = e.args[0]
     fresh = isinstance(g, (gast.BinOp, gast.UnaryOp)) or (
-        isinstance(g, gast.Call) and ir.dotted_text(g.func) in ("rt.select", "rt.masked"))
+        isinstance(g, gast.Call) and _helper_fact(g.func, "fresh"))
     if may_return_first and not fresh:  # g itself may come back: copy it
         return gast.Call(func=gast.Attribute(value=e, attr="copy", ctx=gast.Load()),
                          args=[], keywords=[])
@@ -133,4 +161,6 @@ class LeanArrayAdjoints:
     def run(self, fnode):
         fnode.body = _in_place(_twins(_first_assignments(fnode.body, self.filled),
                                       self.arrays), self.arrays)
+        if not any(isinstance(n, (gast.For, gast.While)) for n in ir.walk(fnode)):
+            fnode.body = _added_to(fnode.body, self.arrays)
         return fnode

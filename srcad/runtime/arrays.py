@@ -4,6 +4,7 @@ strong zeros, `stop_gradient`, and the adjoint of `np.diag`."""
 import numpy as np
 from numba.extending import register_jitable
 
+from srcad.runtime.loops import _unless_zero, elementwise
 from srcad.runtime.overloads import _is_array, _is_none, _jit_version
 
 
@@ -126,6 +127,9 @@ def strong(g, value):
 
 @_jit_version(strong)
 def _strong(g, value):
+    if any(_is_array(t) and t.ndim > 1 for t in (g, value)):  # loops (srcad.runtime.loops)
+        run = elementwise(_unless_zero, strong, g, value)
+        return lambda g, value: run(g, value, None)
     if _is_array(g) or _is_array(value):
         return lambda g, value: np.where(g == 0.0, 0.0, value)
     return lambda g, value: 0.0 if g == 0.0 else value

@@ -6,9 +6,11 @@ import numpy as np
 from numba import types
 from numba.extending import register_jitable
 
-from srcad.runtime.overloads import _is_array, _is_none, _jit_version, result_like
+from srcad.runtime.loops import _chosen, elementwise, summed_to
+from srcad.runtime.overloads import _is_array, _is_none, _jit_version, fresh, result_like
 
 
+@fresh
 def select(c, a, b):
     """`a` where `c`, else `b`; scalars stay scalars."""
     if np.ndim(c) or np.ndim(a) or np.ndim(b):
@@ -18,6 +20,9 @@ def select(c, a, b):
 
 @_jit_version(select)
 def _select(c, a, b):
+    if any(_is_array(t) and t.ndim > 1 for t in (c, a, b)):  # loops (srcad.runtime.loops)
+        run = elementwise(_chosen, np.where, c, a, b)
+        return lambda c, a, b: run(c, a, b)
     if _is_array(c) or _is_array(a) or _is_array(b):
         return lambda c, a, b: np.where(c, a, b)
     return lambda c, a, b: a if c else b
@@ -108,50 +113,11 @@ def unbroadcast(g, x):
     return g
 
 
-@register_jitable
-def _itself(x):
-    return x
-
-
-@register_jitable
-def _shape_attribute(x):
-    return x.shape
-
-
 @_jit_version(unbroadcast)
 def _unbroadcast(g, x):
-    given_shape = isinstance(x, types.BaseTuple)
-    same_rank = g.ndim == (len(x) if given_shape else x.ndim)
-    shape_of = _itself if given_shape else _shape_attribute
-
-    def impl(g, x):
-        shape = shape_of(x)
-        if same_rank:
-            equal = True
-            for ax in range(g.ndim):
-                if g.shape[ax] != shape[ax]:
-                    equal = False
-            if equal:
-                return np.ascontiguousarray(g)
-        out = np.zeros(shape, dtype=g.dtype)
-        flat = out.reshape(out.size)
-        gc = np.ascontiguousarray(g)
-        gflat = gc.reshape(gc.size)
-        off = g.ndim - len(shape)
-        for f in range(gflat.size):
-            rem, xf, mult = f, 0, 1
-            for ax in range(g.ndim - 1, -1, -1):
-                idx = rem % g.shape[ax]
-                rem //= g.shape[ax]
-                xa = ax - off
-                if xa >= 0:
-                    if shape[xa] != 1:
-                        xf += idx * mult
-                    mult *= shape[xa]
-            flat[xf] += gflat[f]
-        return out
-
-    return impl
+    if isinstance(x, types.BaseTuple):
+        return lambda g, x: summed_to(g, x)
+    return lambda g, x: summed_to(g, x.shape)
 
 
 def arange_dstart(g, stop):

@@ -12,13 +12,14 @@ import numpy as np
 from numba import types
 from numba.extending import register_jitable
 
-from srcad.runtime.overloads import _is_array, _is_none, _jit_version
+from srcad.runtime.overloads import _is_array, _is_none, _jit_version, fresh
 
 
 def _index(m, axis):
     return m if axis is None else (slice(None),) * axis + (m,)
 
 
+@fresh
 def masked(x, m, axis=None):
     """x[m] (`axis` 1: x[:, m])."""
     return x[_index(m, axis)]

@@ -1,6 +1,6 @@
 """How a helper gets its Numba version: `_jit_version(py_fn)` registers a factory
 as the Numba implementation of `py_fn` (a `numba.extending.overload`); and what a helper
-tells the passes that call it (`result_like`, `adds_in_place`)."""
+tells the passes that call it (`result_like`, `fresh`, `adds_in_place`)."""
 from numba import types
 from numba.extending import overload
 
@@ -18,6 +18,13 @@ def result_like(position, may_return_first=False):
         fn.result_like = (position, may_return_first)
         return fn
     return mark
+
+
+def fresh(fn):
+    """Mark a helper whose array result is always a new array, never an argument itself,
+    so that an adjoint set from it needs no copy (see LeanArrayAdjoints)."""
+    fn.fresh = True
+    return fn
 
 
 def adds_in_place(name):
