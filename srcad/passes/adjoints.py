@@ -31,6 +31,17 @@ def _imaginary(value):
 _LOOPED = {gast.Mult: "rt.mul", gast.Div: "rt.div", gast.Add: "rt.add", gast.Sub: "rt.sub"}
 
 
+def _node(indices):
+    """An index array's name, or a copy of a tuple of them, as an argument."""
+    return ir.name(indices) if isinstance(indices, str) else copy.deepcopy(indices)
+
+
+def _whole(part):
+    """Whether an index part is `:`."""
+    return isinstance(part, gast.Slice) and part.lower is None and part.upper is None \
+        and part.step is None
+
+
 def _is_d_ans(value, d_ans):
     """Whether an adjoint contribution is the cotangent itself, or minus it."""
     if isinstance(value, gast.UnaryOp):
@@ -235,9 +246,12 @@ class Adjoints:
         x = op.value
         if not self.is_active(x) or t in self.ctx.view_adjoints:
             return []
-        if self.fancy(op.slice):
-            return [gast.Expr(value=ir.call("rt.scatter_add", ir.name(self.ctx.d(x.id)),
-                                            copy.deepcopy(op.slice), ir.name(self.ctx.d(t))))]
+        picked = self.advanced(op.slice)
+        if picked:
+            view, indices, along, axis = picked
+            d_view = self.moved(self.view_of(self.ctx.d(x.id), view), along, 0)
+            return [gast.Expr(value=ir.call("rt.scatter_add", d_view, _node(indices),
+                                            self.moved(ir.name(self.ctx.d(t)), axis, 0)))]
         if self.ctx.kinds[t].ndim > 0 and self.basic(op.slice) and not self.loops():
             piece = gast.Subscript(value=ir.name(self.ctx.d(x.id)),
                                    slice=copy.deepcopy(op.slice), ctx=gast.Load())
@@ -262,22 +276,74 @@ class Adjoints:
         return self._loops
 
     def fancy(self, index):
-        """Whether `index` is a 1-d integer array (a boolean mask is not: it selects each
-        element once, so `d_x[m] += d_t` is exact)."""
+        """Whether `index` holds an integer array (a boolean mask does not: it selects
+        each element once, so `d_x[m] += d_t` is exact)."""
+        return self.advanced(index) is not None
+
+    def advanced(self, index):
+        """For an index holding an integer array among integers and slices (`c`,
+        `(:, c)`, `(i, c, 1:)`): (the basic index with `:` in the array's place, or None
+        where that is every axis; the array's name (for arrays picking together,
+        `x[r, c]`: their tuple); the axis of that view the array picks
+        along; the axis of the result where NumPy puts the array's axes). None for an
+        index without an integer array. NumPy's `d_x[index] += d_t`
+        adds once where the array repeats an index: these adjoints add each copy."""
         parts = index.elts if isinstance(index, gast.Tuple) else [index]
-        fancy = [p for p in parts if isinstance(p, gast.Name) and self.ctx.kinds[p.id].is_array
-                 and self.ctx.kinds[p.id].dtype != "b"]
-        if fancy and len(parts) > 1:
-            raise self.ctx.fsrc.error("an integer-array index mixed with other indices",
-                                      self.ctx.current, "index with one 1-d integer array")
-        return bool(fancy)
+        at = [k for k, p in enumerate(parts) if isinstance(p, gast.Name)
+              and self.ctx.kinds[p.id].is_array and self.ctx.kinds[p.id].dtype != "b"]
+        if not at:
+            return None
+        if len(at) > 1:  # `x[r, c]`, arrays first (InferKinds): rt.scatter_add picks
+            return None, gast.Tuple(elts=[copy.deepcopy(parts[k]) for k in at],
+                                    ctx=gast.Load()), 0, 0
+        if not all(self.basic_part(p) for k, p in enumerate(parts) if k not in at):
+            raise self.ctx.fsrc.error(
+                "an integer array in a subscript beside `None` or a tuple", self.ctx.current,
+                "index with integers, slices and one integer array: `x[:, c]`, `x[i, c]`")
+        k = at[0]
+        # integers count as indices of the array's kind (NumPy broadcasts them with it):
+        # next to it, the array's axes replace theirs in place; apart, they come first
+        picks = [j for j, p in enumerate(parts) if j == k or not isinstance(p, gast.Slice)]
+        along = sum(isinstance(p, gast.Slice) for p in parts[:k])
+        axis = along if picks == list(range(picks[0], picks[-1] + 1)) else 0
+        whole = gast.Slice(lower=None, upper=None, step=None)
+        view = [copy.deepcopy(p) for p in parts[:k]] + [whole] + \
+            [copy.deepcopy(p) for p in parts[k + 1:]]
+        while view and _whole(view[-1]):
+            view.pop()
+        return view or None, parts[k].id, along, axis
+
+    def basic_part(self, part):
+        """Whether an index part is a slice or an integer."""
+        if isinstance(part, gast.Constant):
+            return isinstance(part.value, int) and not isinstance(part.value, bool)
+        kind = self.ctx.kinds.get(part.id) if isinstance(part, gast.Name) else None
+        return isinstance(part, gast.Slice) or getattr(kind, "ndim", None) == 0 and \
+            getattr(kind, "dtype", None) == "i"
+
+    def view_of(self, name, view):
+        """`name[view]` (a view: the index is basic), or `name` for a None view."""
+        if view is None:
+            return ir.name(name)
+        return gast.Subscript(value=ir.name(name), slice=gast.Tuple(elts=view, ctx=gast.Load())
+                              if len(view) > 1 else view[0], ctx=gast.Load())
+
+    @staticmethod
+    def moved(array, source, destination):
+        """`np.moveaxis(array, source, destination)`, or `array` when they are one axis."""
+        if source == destination:
+            return array
+        return ir.call("np.moveaxis", array, ir.const(source), ir.const(destination))
 
     def write(self, stmt, item_kind):
         """`x[index] = v`: d_x[index] moves into d_v and is cleared."""
         target = stmt.targets[0]
         x, index, v = target.value.id, target.slice, stmt.value
-        if self.fancy(index):
-            taken = ir.call("rt.take_written", ir.name(self.ctx.d(x)), copy.deepcopy(index))
+        picked = self.advanced(index)
+        if picked:
+            view, indices, along, axis = picked
+            taken = self.moved(ir.call("rt.take_written", self.moved(
+                self.view_of(self.ctx.d(x), view), along, 0), _node(indices)), 0, axis)
             if not self.is_active(v):
                 return [gast.Expr(value=taken)]
             if self.kind(v).ndim == 0:

@@ -324,6 +324,9 @@ class InferKinds:
         for p in parts:
             pk = self.expr(p)
             index_kinds += list(pk.items) if isinstance(pk, TupleKind) else [pk]
+        arrays = [pk for pk in index_kinds if isinstance(pk, Kind) and pk.ndim and pk.dtype == "i"]
+        if len(arrays) > 1:
+            return self.picked_kind(k, parts, arrays)
         for pk in index_kinds:
             if pk == BOOL:
                 raise self.error("indexing with a bool, which NumPy reads as a new axis "
@@ -343,6 +346,21 @@ class InferKinds:
         if ndim < 0:
             raise self.error("too many indices", self.node)
         return k.with_(ndim=ndim)
+
+    def picked_kind(self, k, parts, arrays):
+        """What `x[r, c]` is for integer arrays `r` and `c` picking along the first axes
+        of an array `x` of kind `k` (the rest `:`, or left out): the arrays broadcast to
+        one shape, which the remaining axes follow."""
+        lead = len(arrays)
+        if [self.expr(p) for p in parts[:lead]] != arrays or lead > k.ndim or not all(
+                isinstance(p, gast.Slice) and p.lower is None and p.upper is None and
+                p.step is None for p in parts[lead:]):
+            raise self.error("integer arrays in a subscript beside integers or slices "
+                             "(`x[r, 1:, c]`)", self.node,
+                             "put the integer arrays first, with `:` after them "
+                             "(`x[r, c]`, `x[r, c, :]`), or index one array at a time: "
+                             "`x[r][:, c]` for the block of rows `r` and columns `c`")
+        return k.with_(ndim=max(a.ndim for a in arrays) + k.ndim - lead)
 
     def masked_kind(self, k, parts):
         """What `x[m]` is for a boolean array `m` and an array `x` of kind `k`: the 1-d

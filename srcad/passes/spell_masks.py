@@ -1,4 +1,5 @@
-"""SpellMasks: the boolean-mask subscripts of a generated function as `rt` helper calls."""
+"""SpellMasks: the subscripts of a generated function that Numba does not run, boolean
+masks and pairs of integer arrays, as `rt` helper calls."""
 import copy
 
 import gast
@@ -17,11 +18,28 @@ def mask_of(index, kinds):
     return None
 
 
+def picks_of(index, kinds):
+    """The tuple of integer arrays (a node) when the subscript `index` holds more than
+    one (`r, c`: InferKinds takes them first, before `:`), else None."""
+    parts = index.elts if isinstance(index, gast.Tuple) else [index]
+    arrays = [p for p in parts if isinstance(p, gast.Name) and
+              getattr(kinds.get(p.id), "dtype", None) == "i" and kinds[p.id].ndim]
+    if len(arrays) < 2:
+        return None
+    return gast.Tuple(elts=[copy.deepcopy(p) for p in arrays], ctx=gast.Load())
+
+
+def _spelled(index, kinds):
+    return mask_of(index, kinds) or picks_of(index, kinds)
+
+
 class SpellMasks:
     """Transformation of a generated function: `a[m]` for a boolean array `m` (in the
     forms InferKinds accepts) becomes `rt.masked(a, m)`, `a[m] = v` becomes
     `rt.set_masked(a, m, v)` and `a[m] += v` becomes `rt.add_masked(a, m, v)`; a mask
-    along the second axis, `a[:, m]`, passes the axis last.
+    along the second axis, `a[:, m]`, passes the axis last. Likewise `a[r, c]` for
+    integer arrays `r` and `c` becomes `rt.pick(a, (r, c))` and `a[r, c] = v`
+    `rt.put(a, (r, c), v)` (Numba takes one integer array per subscript).
 
     ReverseAD and ForwardAD write mask subscripts as NumPy does, on primal values,
     adjoints and tangents alike, and run this on the functions they make. The helpers
@@ -53,7 +71,7 @@ class SpellMasks:
     def __init__(self, kinds):
         self.kinds = kinds
         # without a boolean array there is no mask to spell: no statement is searched
-        self.masks = any(getattr(k, "dtype", None) == "b" and getattr(k, "ndim", 0)
+        self.masks = any(getattr(k, "dtype", None) in ("b", "i") and getattr(k, "ndim", 0)
                          for k in kinds.values())
 
     def run(self, fnode):
@@ -68,7 +86,7 @@ class SpellMasks:
                 s = copy.copy(s)
                 s.body, s.orelse = self.block(s.body), self.block(s.orelse)
             elif self.masks and any(isinstance(n, gast.Subscript) and
-                                    mask_of(n.slice, self.kinds) for n in ir.walk(s)):
+                                    _spelled(n.slice, self.kinds) for n in ir.walk(s)):
                 s = self.statement(copy.deepcopy(s))
             out.append(s)
         return out
@@ -78,6 +96,16 @@ class SpellMasks:
             s.target if isinstance(s, gast.AugAssign) else None
         mask = mask_of(target.slice, self.kinds) if isinstance(target, gast.Subscript) \
             else None
+        picks = picks_of(target.slice, self.kinds) if isinstance(target, gast.Subscript) \
+            else None
+        if picks is not None:
+            value = self.expressions(s.value)
+            if isinstance(s, gast.AugAssign):  # `a[r, c] op= v`: a[r, c] = a[r, c] op v
+                value = gast.BinOp(left=ir.call("rt.pick", copy.deepcopy(target.value),
+                                                copy.deepcopy(picks)), op=s.op,
+                                   right=value)
+            call = ir.call("rt.put", target.value, copy.deepcopy(picks), value)
+            return gast.copy_location(gast.Expr(value=call), s)
         if mask is None:
             return self.expressions(s)
         value = self.expressions(s.value)
@@ -97,6 +125,9 @@ class SpellMasks:
         class Reads(gast.NodeTransformer):
             def visit_Subscript(self, sub):
                 self.generic_visit(sub)
+                picks = picks_of(sub.slice, spell.kinds)
+                if picks is not None:
+                    return ir.call("rt.pick", sub.value, picks)
                 mask = mask_of(sub.slice, spell.kinds)
                 return sub if mask is None else spell.call("rt.masked", sub.value, mask)
 

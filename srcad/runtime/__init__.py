@@ -52,6 +52,8 @@ from srcad.runtime.arrays import (
     astype,
     diag_adjoint,
     flatten,
+    pick,
+    put,
     reshape,
     roll,
     scatter_add,

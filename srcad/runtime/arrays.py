@@ -2,9 +2,11 @@
 strong zeros, `stop_gradient`, and the adjoint of `np.diag`."""
 
 import numpy as np
+from numba import literal_unroll, types
+from numba.cpython.unsafe.tuple import tuple_setitem
 from numba.extending import register_jitable
 
-from srcad.runtime.loops import _unless_zero, elementwise
+from srcad.runtime.loops import _common_shape, _unless_zero, elementwise
 from srcad.runtime.overloads import _is_array, _is_none, _jit_version
 
 
@@ -22,13 +24,24 @@ def _reshape(x, shape):
 
 
 def scatter_add(d, index, g):
-    """d[index] += g for an integer array `index` (of any rank), repeated indices adding
-    up."""
+    """d[index] += g for an integer array `index` (of any rank), or a tuple of integer
+    arrays picking along the first axes (`d[r, c] += g`), repeated indices adding up."""
     np.add.at(d, index, g)
 
 
 @_jit_version(scatter_add)
 def _scatter_add(d, index, g):
+    if isinstance(index, types.BaseTuple):
+        lines_of, lead = _picks(index), len(index)
+        zeros = (0,) * lead
+
+        def picked(d, index, g):
+            lines, shape = lines_of(d.shape, index)
+            gl = np.ascontiguousarray(np.broadcast_to(g, shape + d.shape[lead:])).reshape(
+                (lines.shape[1],) + d.shape[lead:])
+            for k in range(lines.shape[1]):
+                d[_at(lines, k, zeros)] += gl[k]
+        return picked
     if _is_array(g):
         def impl(d, index, g):
             flat = index.ravel()
@@ -42,6 +55,93 @@ def _scatter_add(d, index, g):
         for k in range(flat.shape[0]):
             d[flat[k]] += g
     return impl_scalar
+
+
+# subscripts by a tuple of integer arrays, `x[r, c]`, which Numba does not compile: the
+# arrays broadcast to one shape, and each of their elements picks along the first axes
+
+
+def pick(x, index):
+    """x[index], for a tuple of integer arrays `index`."""
+    return x[index]
+
+
+def put(x, index, v):
+    """x[index] = v, for a tuple of integer arrays `index` (where an index repeats, the
+    last write stays)."""
+    x[index] = v
+
+
+@register_jitable
+def _wrapped(i, n):
+    """Index `i` of an axis of length `n`, counted from the end when negative."""
+    if i < -n or i >= n:
+        raise IndexError("index out of bounds")
+    return i + n if i < 0 else i
+
+
+@register_jitable
+def _at(lines, k, zeros):
+    """The `k`-th tuple of indices of `lines` (one row per picked axis); `zeros`, a tuple
+    of as many 0s."""
+    at = zeros
+    for a in range(len(zeros)):
+        at = tuple_setitem(at, a, lines[a, k])
+    return at
+
+
+def _picks(index):
+    """For the Numba type of a tuple of integer arrays: a jitted `lines_of(shape, index)`
+    giving the picked indices, counted from the front, one row per array (its elements
+    broadcast against the others', in C order), and the shape they broadcast to."""
+    lead = len(index)
+    ones = (1,) * max(t.ndim for t in index)
+
+    def lines_of(shape, index):
+        common = ones
+        for arr in literal_unroll(index):
+            common = _common_shape(common, arr.shape, ones)
+        size = 1
+        for n in common:
+            size *= n
+        lines = np.empty((lead, size), np.intp)
+        a = 0
+        for arr in literal_unroll(index):
+            spread = np.ascontiguousarray(np.broadcast_to(arr, common)).reshape(size)
+            for k in range(size):
+                lines[a, k] = _wrapped(spread[k], shape[a])
+            a += 1
+        return lines, common
+
+    return register_jitable(lines_of)
+
+
+@_jit_version(pick)
+def _pick(x, index):
+    lines_of, lead = _picks(index), len(index)
+    zeros = (0,) * lead
+
+    def impl(x, index):
+        lines, shape = lines_of(x.shape, index)
+        out = np.empty((lines.shape[1],) + x.shape[lead:], x.dtype)
+        for k in range(lines.shape[1]):
+            out[k] = x[_at(lines, k, zeros)]
+        return out.reshape(shape + x.shape[lead:])
+    return impl
+
+
+@_jit_version(put)
+def _put(x, index, v):
+    lines_of, lead = _picks(index), len(index)
+    zeros = (0,) * lead
+
+    def impl(x, index, v):
+        lines, shape = lines_of(x.shape, index)
+        vl = np.ascontiguousarray(np.broadcast_to(v, shape + x.shape[lead:])).reshape(
+            (lines.shape[1],) + x.shape[lead:])
+        for k in range(lines.shape[1]):
+            x[_at(lines, k, zeros)] = vl[k]
+    return impl
 
 
 def roll(a, shift, axis=None):
@@ -71,24 +171,50 @@ def _roll(a, shift, axis=None):
 
 
 def take_written(d, index):
-    """For `x[index] = v` with an integer array `index` (of any rank): the cotangent of
-    `v` (shaped like `x[index]`), and `d`
+    """For `x[index] = v` with an integer array `index` (of any rank), or a tuple of them
+    picking along the first axes: the cotangent of `v` (shaped like `x[index]`), and `d`
     (the cotangent of `x`) cleared where the write landed. Where `index` repeats, the
     last write is the one that stays, so only it gets the cotangent."""
-    n, flat = d.shape[0], np.ravel(index)
-    out = np.zeros((flat.shape[0],) + d.shape[1:], dtype=d.dtype)
-    seen = np.zeros(n, dtype=bool)
+    lead = len(index) if isinstance(index, tuple) else 1
+    cells = np.arange(int(np.prod(d.shape[:lead]))).reshape(d.shape[:lead])[index]
+    flat = np.ravel(cells)
+    out = np.zeros((flat.shape[0],) + d.shape[lead:], dtype=d.dtype)
+    seen = np.zeros(max(int(np.prod(d.shape[:lead])), 1), dtype=bool)
     for k in range(flat.shape[0] - 1, -1, -1):
-        j = flat[k] % n
+        j = flat[k]
         if not seen[j]:
-            out[k] = d[j]
+            out[k] = d[np.unravel_index(j, d.shape[:lead])]
             seen[j] = True
     d[index] = 0.0
-    return out.reshape(np.shape(index) + d.shape[1:])
+    return out.reshape(cells.shape + d.shape[lead:])
 
 
 @_jit_version(take_written)
 def _take_written(d, index):
+    if isinstance(index, types.BaseTuple):
+        lines_of, lead = _picks(index), len(index)
+        zeros = (0,) * lead
+
+        def picked(d, index):
+            lines, shape = lines_of(d.shape, index)
+            size = lines.shape[1]
+            out = np.zeros((size,) + d.shape[lead:], dtype=d.dtype)
+            n = 1
+            for a in range(lead):
+                n *= d.shape[a]
+            seen = np.zeros(n, dtype=np.bool_)
+            for k in range(size - 1, -1, -1):
+                j = 0
+                for a in range(lead):
+                    j = j * d.shape[a] + lines[a, k]
+                if not seen[j]:
+                    out[k] = d[_at(lines, k, zeros)]
+                    seen[j] = True
+            for k in range(size):
+                d[_at(lines, k, zeros)] = 0.0
+            return out.reshape(shape + d.shape[lead:])
+        return picked
+
     def impl(d, index):
         n, flat = d.shape[0], index.ravel()
         out = np.zeros((flat.shape[0],) + d.shape[1:], dtype=d.dtype)
