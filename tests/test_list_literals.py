@@ -1,5 +1,7 @@
 """A list or tuple literal of scalars where NumPy or a builtin takes a sequence is ordinary
 numeric Python: `np.sum([1, a * a, 2])`, `sum([...])`, `max([...])`, `np.array([...])`."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -88,9 +90,38 @@ def rows_and_columns(a, k):
     return np.sum(a[[k, 0], 1:])
 
 
-def test_a_list_index_beside_a_slice_is_refused():
-    with pytest.raises(srcad.SrcadError, match="integer-array index mixed"):
-        srcad.grad(rows_and_columns, jit=False)(np.ones((3, 2)), 1)
+@pytest.mark.parametrize("jit", [False, True])
+def test_a_list_index_beside_a_slice(jit):
+    args = (_W * 0.3 + 0.1, 1)
+    value, grad = srcad.value_and_grad(rows_and_columns, jit=jit)(*args)
+    assert value == rows_and_columns(*args)
+    np.testing.assert_allclose(grad, fd_grad(rows_and_columns, args, 0), rtol=1e-6, atol=1e-9)
+
+
+# Rows written as literals inside a join are arrays, as NumPy reads them
+
+def matrix_of_scalars(x, a):
+    m = np.array([[a, 2.0 * a], [x[0], x[1] * a]])
+    return np.sum(m @ m) + np.sum(np.array([[[a, 1.0]], [[x[2], a * a]]]) ** 2)
+
+
+def rows_stacked(x, a):
+    return np.sum(np.vstack([[a, x[0]], x[1:3]]) ** 3) + \
+        np.sum(np.concatenate([[a, 2.0], x]) * np.arange(7.0)) + \
+        np.sum(np.stack(([a, x[1]], (x[2], 1.0)), axis=1) * np.array([[1.0, 2.0], [3.0, 4.0]]))
+
+
+@pytest.mark.parametrize("jit", [False, True])
+@pytest.mark.parametrize("fn", [matrix_of_scalars, rows_stacked])
+def test_rows_written_as_literals(fn, jit):
+    """Compiled without falling back to Python."""
+    args = (np.array([0.3, -0.7, 1.1, 0.4, 0.9]), 0.6)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", srcad.SrcadWarning)
+        value, grad = srcad.value_and_grad(fn, wrt=(0, 1), jit=jit)(*args)
+    assert value == pytest.approx(fn(*args), rel=1e-14)
+    for got, want in zip(grad, fd_grad(fn, args, (0, 1))):
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-9)
 
 
 def tuple_held_index(a, i):

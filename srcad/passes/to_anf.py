@@ -13,6 +13,7 @@ from srcad.rules import registry
 _ATTRS = {"shape", "size", "ndim", "dtype"}
 
 
+
 class ToANF:
     """Transformation: every statement is one operation on atoms (names or constants).
 
@@ -419,6 +420,9 @@ class ToANF:
             return self.parts(site.rule, expr.args, expr.keywords)
         pre, atoms = [], []
         for a in expr.args:
+            if site.rule is not None and site.rule.sequence and \
+                    isinstance(a, (gast.Tuple, gast.List)):
+                a = self.rows_as_arrays(a)
             more, at = (self.op_Tuple(a) if isinstance(a, (gast.Tuple, gast.List))
                         else self.atom(a))
             pre += more
@@ -435,6 +439,19 @@ class ToANF:
         call = gast.Call(func=ir.dotted(site.name), args=atoms, keywords=keywords)
         self.ctx.calls[call] = site
         return pre, call
+
+    def rows_as_arrays(self, seq):
+        """A sequence literal that a joining rule takes (`np.array([[a, b], [c, d]])`,
+        `np.stack`, `np.concatenate`), its elements that are literals themselves (rows)
+        each as `np.array(row)`, as NumPy reads them: a join of arrays, never a tuple held
+        in a variable."""
+        elts, rule = [], registry.by_name("np.array")
+        for e in seq.elts:
+            if isinstance(e, (gast.Tuple, gast.List)):
+                e = gast.copy_location(ir.call(rule.name, self.rows_as_arrays(e)), e)
+                self.ctx.calls[e] = CallSite("rule", rule.name, rule)
+            elts.append(e)
+        return type(seq)(elts=elts, ctx=gast.Load())
 
     def parts(self, rule, args, keywords):
         """A tuple-valued call (`registry.parts`) as the tuple of its items' calls; a
