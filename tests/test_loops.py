@@ -198,3 +198,12 @@ def test_broadcast_shapes_is_numpys():
     assert _jit_broadcast_shapes(a, b, c, d) == want
     with pytest.raises(ValueError):
         _jit_broadcast_shapes(a, np.ones((3, 1)), np.ones(5), d)
+
+
+def test_division_by_zero_gives_what_numpy_gives():
+    """Compiled, an array divided by zeros is inf and nan as in NumPy, not
+    ZeroDivisionError (Numba's error model for scalars)."""
+    a = np.array([[1.0, -2.0], [0.0, 3.0]])
+    b = np.array([[0.0, 0.0], [0.0, 2.0]])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        np.testing.assert_array_equal(JIT["div"](a, b), a / b)

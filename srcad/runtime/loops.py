@@ -77,7 +77,7 @@ def _times(x, y, z):
     return x * y
 
 
-@register_jitable
+@register_jitable(error_model="numpy")
 def _over(x, y, z):
     return x / y
 
