@@ -253,7 +253,7 @@ def strong(g, value):
 
 @_jit_version(strong)
 def _strong(g, value):
-    if any(_is_array(t) and t.ndim > 1 for t in (g, value)):  # loops (srcad.runtime.loops)
+    if any(_is_array(t) and t.ndim > 0 for t in (g, value)):  # loops (srcad.runtime.loops)
         run = elementwise(_unless_zero, strong, g, value)
         return lambda g, value: run(g, value, None)
     if _is_array(g) or _is_array(value):

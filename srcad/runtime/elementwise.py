@@ -20,7 +20,7 @@ def select(c, a, b):
 
 @_jit_version(select)
 def _select(c, a, b):
-    if any(_is_array(t) and t.ndim > 1 for t in (c, a, b)):  # loops (srcad.runtime.loops)
+    if any(_is_array(t) and t.ndim > 0 for t in (c, a, b)):  # loops (srcad.runtime.loops)
         run = elementwise(_chosen, np.where, c, a, b)
         return lambda c, a, b: run(c, a, b)
     if _is_array(c) or _is_array(a) or _is_array(b):
