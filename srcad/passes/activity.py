@@ -31,7 +31,7 @@ def names(atoms):
 def bound_args(op, ctx):
     """(rule, {param: atom}) for an operation, or (None, None) if it is not a rule call.
     The rule is the one for the operands' kinds (`Rule.for_kinds`: a complex operand
-    may have its own)."""
+    may have its own) and constants (`Rule.for_constants`: `1.0 / y` has its own)."""
     if isinstance(op, gast.BinOp):
         rule, bound = registry.by_name("op." + type(op.op).__name__), {"x": op.left,
                                                                       "y": op.right}
@@ -42,7 +42,10 @@ def bound_args(op, ctx):
         bound = rule.bind(op.args, op.keywords, lambda m: ValueError(m))
     else:
         return None, None
-    if rule is None or rule.complex is None or rule.complex is True:
+    if rule is None:
+        return rule, bound
+    rule = rule.for_constants(bound)
+    if rule.complex is None or rule.complex is True:
         return rule, bound
     return rule.for_kinds(ctx.kinds.get(a.id) for a in bound.values()
                           if isinstance(a, gast.Name)), bound

@@ -1,6 +1,6 @@
 """Rules for Python's operators, keyed `op.<gast class name>`."""
 from srcad import runtime as rt  # noqa: F401  (names used in templates)
-from srcad.rules.registry import adjoint, nondiff, tangent
+from srcad.rules.registry import adjoint, nondiff, one_adjoint, tangent
 from srcad.rules.typing import arith, boolean, logical, sum_or_product, true_div
 from srcad.rules.typing import matmul as matmul_kind
 from srcad.rules.typing import power as power_kind
@@ -51,6 +51,18 @@ def div(ans, x, y):
 @tangent("op.Div")
 def div_tangent(ans, x, y):
     t[ans] = t[x] / y - t[y] * ans / y
+
+
+# 1 / y: its derivative from its value, -ans * ans, without dividing again (the value
+# differs from -ans / y only by rounding)
+@one_adjoint("op.Div", "x")
+def reciprocal(ans, x, y):
+    d[y] += -d[ans] * ans * ans
+
+
+@tangent("op.Div", one=True)
+def reciprocal_tangent(ans, x, y):
+    t[ans] = -t[y] * ans * ans
 
 
 @adjoint("op.Pow", kind=power_kind)

@@ -62,6 +62,20 @@ class Rule:
     # written (a holomorphic or linear function: under JAX's convention its cotangent
     # rule is the same); a Rule is the one that differentiates the call instead (`np.abs`)
     complex: object = None
+    # (parameter, Rule): the rule that differentiates a call whose `parameter` is the
+    # constant 1 instead (`1.0 / y`, whose adjoint in y is `-d * ans * ans`, without a
+    # second division), see `one_adjoint`
+    one: tuple = None
+
+    def for_constants(self, bound):
+        """The rule for a call whose parameters are bound to the atoms `bound`: this one,
+        or its variant for a parameter that is the constant 1 (`one_adjoint`)."""
+        if self.one is not None:
+            param, variant = self.one
+            atom = bound.get(param)
+            if getattr(atom, "value", None) == 1 and type(atom.value) in (int, float):
+                return variant
+        return self
 
     def for_kinds(self, kinds):
         """The rule that differentiates a call whose operands have `kinds`: this one, or
@@ -258,6 +272,28 @@ def complex_adjoint(*objs, kind):
     return deco
 
 
+def one_adjoint(obj, param):
+    """Register the adjoint template (and, by `tangent(..., one=True)`, the tangent) that
+    differentiates `obj` (which has a rule) when its parameter `param` is the constant 1,
+    in the rule's own parameters::
+
+        @one_adjoint("op.Div", "x")
+        def reciprocal(ans, x, y):
+            d[y] += -d[ans] * ans * ans
+    """
+
+    def deco(template):
+        rule = by_name(obj) if isinstance(obj, str) else lookup(obj)
+        variant = _rule_of(template, rule.name, kind=rule.kind, broadcast=rule.broadcast,
+                           masks=rule.masks, methods=rule.methods, view=rule.view,
+                           pure=rule.pure, sums=rule.sums, complex=rule.complex,
+                           renamed=rule.renamed)
+        rule.one = (param, variant)
+        return template
+
+    return deco
+
+
 def _domain(domain, rule):
     """`domain` as a dict from parameter to (lo, hi) or a fixed value, or None."""
     if domain is None or isinstance(domain, dict):
@@ -265,7 +301,7 @@ def _domain(domain, rule):
     return {p: tuple(domain) for p in rule.params[1:] if p in rule.diff}
 
 
-def tangent(*objs, complex=False):
+def tangent(*objs, complex=False, one=False):
     """Register a tangent template for `objs` (forward mode), beside their adjoint rule
     (`complex=True`: beside the rule of their complex operands, see `complex_adjoint`).
 
@@ -287,6 +323,8 @@ def tangent(*objs, complex=False):
             rule = lookup(obj) if not isinstance(obj, str) else by_name(obj)
             if complex:
                 rule = rule.complex
+            if one:
+                rule = rule.one[1]
             if rule is None:
                 raise ValueError(f"no rule to add a tangent to: {obj!r}")
             rule.tangent = body[0].value
