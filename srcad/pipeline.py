@@ -21,7 +21,6 @@ from srcad.passes.filling_helpers import FillingHelpers
 from srcad.passes.forward_ad import ForwardAD
 from srcad.passes.fuse_elementwise import FuseElementwise
 from srcad.passes.guard_integer_powers import GuardIntegerPowers
-from srcad.passes.hoist_accumulations import HoistAccumulations
 from srcad.passes.hoist_local_functions import HoistLocalFunctions
 from srcad.passes.infer_kinds import InferKinds
 from srcad.passes.lean_array_adjoints import LeanArrayAdjoints
@@ -147,11 +146,6 @@ def differentiate(ctx, wrt_names, fwd_name, rev_name):
                 and not k.ndim}
     adjoints = set(ctx.adjoint_names.values()) | {ctx.seed}
     _run(ctx, SafeReassociation, lambda f: _reassociable(ctx, adjoints, integers, f), rev)
-    if ctx.reassociable:
-        real = {d: ctx.kinds[v].ndim for v, d in ctx.adjoint_names.items()
-                if getattr(ctx.kinds.get(v), "ndim", 0) and ctx.kinds[v].dtype == "f"}
-        rev = _run(ctx, HoistAccumulations,
-                   lambda f: HoistAccumulations(real, integers).run(f), rev)
     return fwd, rev
 
 
