@@ -55,7 +55,6 @@ class Adjoints:
     def __init__(self, ctx):
         self.ctx = ctx
         self._primal = {}  # adjoint name -> its variable, for `ndim`
-        self._loops = None
 
     def kind(self, atom):
         if isinstance(atom, gast.Name):
@@ -252,7 +251,7 @@ class Adjoints:
             d_view = self.moved(self.view_of(self.ctx.d(x.id), view), along, 0)
             return [gast.Expr(value=ir.call("rt.scatter_add", d_view, _node(indices),
                                             self.moved(ir.name(self.ctx.d(t)), axis, 0)))]
-        if self.ctx.kinds[t].ndim > 0 and self.basic(op.slice) and not self.loops():
+        if self.ctx.kinds[t].ndim > 0 and self.basic(op.slice):
             piece = gast.Subscript(value=ir.name(self.ctx.d(x.id)),
                                    slice=copy.deepcopy(op.slice), ctx=gast.Load())
             return [gast.Expr(value=ir.call("rt.add_to", piece, ir.name(self.ctx.d(t))))]
@@ -266,14 +265,6 @@ class Adjoints:
         d_t` also copies the slice and checks its shape with a formatted error message,
         which Numba compiles for seconds."""
         return all(getattr(self.ctx.kinds.get(n.id), "ndim", 1) == 0 for n in ir.names(index))
-
-    def loops(self):
-        """Whether the function has a loop. Its sweeps keep `d_x[index] += d_t`: FuseSweeps
-        reads what a loop's adjoint code writes from assignments, not from calls."""
-        if self._loops is None:
-            self._loops = any(isinstance(n, (gast.For, gast.While))
-                              for n in ir.walk(self.ctx.fnode))
-        return self._loops
 
     def fancy(self, index):
         """Whether `index` holds an integer array (a boolean mask does not: it selects

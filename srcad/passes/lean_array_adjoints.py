@@ -7,12 +7,10 @@ Four rewrites of the reverse sweep, none changing a value:
 - `d = e` then `d += e`, the two terms of `x * x`, becomes `d = 2.0 * e`.
 - `d += f(...)` for an array adjoint `d` and a helper `f` that also comes in a form adding
   into its first argument (`rt.prod_adjoint_add`) calls that form: no new array per term.
-- In a sweep without loops, any other `d += e` into an array adjoint becomes
-  `rt.add_to(d, e)`, and `d += rt.unbroadcast(e, v)` becomes `rt.add_to(d, e)` (which sums
-  `e` down to `d`'s shape itself): one loop over the arrays, where Numba compiles a loop
-  nest that LLVM copies for every way `e` may broadcast (see `srcad.runtime.loops`).
-  (A sweep with loops keeps `+=`: FuseSweeps reads what the adjoint code around a loop
-  writes from its assignments.)
+- Any other `d += e` into an array adjoint becomes `rt.add_to(d, e)`, and
+  `d += rt.unbroadcast(e, v)` becomes `rt.add_to(d, e)` (which sums `e` down to `d`'s
+  shape itself): one loop over the arrays, where Numba compiles a loop nest that LLVM
+  copies for every way `e` may broadcast (see `srcad.runtime.loops`).
 
 >>> import gast
 >>> from codegen import to_source
@@ -107,10 +105,10 @@ def _in_place(stmts, arrays):
 def _added_to(stmts, arrays):
     """`d += e` for an array adjoint `d` (in `arrays`) becomes `rt.add_to(d, e)`, and
     `d += rt.unbroadcast(e, v)` becomes `rt.add_to(d, e)` (`d` is shaped like `v`). In
-    branches too."""
+    branches and loops too."""
     out = []
     for s in stmts:
-        if isinstance(s, gast.If):
+        if isinstance(s, (gast.If, gast.For, gast.While)):
             s.body, s.orelse = _added_to(s.body, arrays), _added_to(s.orelse, arrays)
         elif isinstance(s, gast.AugAssign) and isinstance(s.op, gast.Add) \
                 and isinstance(s.target, gast.Name) and s.target.id in arrays:
@@ -161,6 +159,5 @@ class LeanArrayAdjoints:
     def run(self, fnode):
         fnode.body = _in_place(_twins(_first_assignments(fnode.body, self.filled),
                                       self.arrays), self.arrays)
-        if not any(isinstance(n, (gast.For, gast.While)) for n in ir.walk(fnode)):
-            fnode.body = _added_to(fnode.body, self.arrays)
+        fnode.body = _added_to(fnode.body, self.arrays)
         return fnode
