@@ -37,8 +37,7 @@ def _scatter_add(d, index, g):
 
         def picked(d, index, g):
             lines, shape = lines_of(d.shape, index)
-            gl = np.ascontiguousarray(np.broadcast_to(g, shape + d.shape[lead:])).reshape(
-                (lines.shape[1],) + d.shape[lead:])
+            gl = _per_pick(g, shape, d.shape[lead:])
             for k in range(lines.shape[1]):
                 d[_at(lines, k, zeros)] += gl[k]
         return picked
@@ -78,6 +77,15 @@ def _wrapped(i, n):
     if i < -n or i >= n:
         raise IndexError("index out of bounds")
     return i + n if i < 0 else i
+
+
+@register_jitable
+def _per_pick(v, picked, rest):
+    """`v` broadcast to the selection (`picked + rest`), one row per picked element."""
+    size = 1
+    for n in picked:
+        size *= n
+    return np.ascontiguousarray(np.broadcast_to(v, picked + rest)).reshape((size,) + rest)
 
 
 @register_jitable
@@ -137,8 +145,7 @@ def _put(x, index, v):
 
     def impl(x, index, v):
         lines, shape = lines_of(x.shape, index)
-        vl = np.ascontiguousarray(np.broadcast_to(v, shape + x.shape[lead:])).reshape(
-            (lines.shape[1],) + x.shape[lead:])
+        vl = _per_pick(v, shape, x.shape[lead:])
         for k in range(lines.shape[1]):
             x[_at(lines, k, zeros)] = vl[k]
     return impl

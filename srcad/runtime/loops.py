@@ -165,7 +165,8 @@ def _spread_jit(v, shape):
 
 
 def _shape_or(v, shape):
-    """The shape of an array, `shape` for a number."""
+    """The shape of an array, `shape` for a number (1s, as many as the result has axes,
+    where a shape is broadcast)."""
     return np.shape(v) if np.ndim(v) else shape
 
 
@@ -222,18 +223,6 @@ def _broadcast_shapes(*shapes):
     ones = (1,) * max(len(s) for s in shapes)
     run = _SHAPES_OF[len(shapes)]
     return lambda *shapes: run(shapes, ones)
-
-
-def _shape_of(v, ones):
-    """The shape of an array, `ones` (1s, as many as the result has axes) of a number."""
-    return np.shape(v) if np.ndim(v) else ones
-
-
-@overload(_shape_of, inline="always")
-def _shape_of_jit(v, ones):
-    if _array(v):
-        return lambda v, ones: v.shape
-    return lambda v, ones: ones
 
 
 def _first(v):
@@ -348,8 +337,8 @@ def elementwise(element, numpy_version, *operands):
     spread = _each(element, n - 1, False)
 
     def spread_out(x, y, z):
-        shape = _common_shape(_common_shape(_shape_of(x, ones), _shape_of(y, ones), ones),
-                              _shape_of(z, ones), ones)
+        shape = _common_shape(_common_shape(_shape_or(x, ones), _shape_or(y, ones), ones),
+                              _shape_or(z, ones), ones)
         out = np.empty(shape, dtype)
         spread(out, _spread(x, shape), _spread(y, shape), _spread(z, shape))
         return out
