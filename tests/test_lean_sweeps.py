@@ -141,3 +141,128 @@ def test_zero_cotangent_adds_nothing_through_an_infinite_product():
 
     with np.errstate(all="ignore"):
         assert np.array_equal(add(np.array([np.inf, 1e308, 0.5])), np.zeros(3))
+
+
+# Terms of a sum share the sum's adjoint (LeanArrayAdjoints): no copy, no chain of arrays
+# between, unless something writes one of them or the caller gets it.
+
+
+def five_point(u):
+    lap = u[2:, 1:-1] + u[:-2, 1:-1] + u[1:-1, 2:] + u[1:-1, :-2] - 4.0 * u[1:-1, 1:-1]
+    return np.sum(lap * lap)
+
+
+def broadcast_terms(a, b, c):
+    t = a + b + c - 2.0 * a  # (3, 1) + (3, 4) + (4,)
+    return np.sum(np.sin(t))
+
+
+def term_read_twice(a, b, c):
+    t = a + b
+    u = t + c
+    return np.sum(u * t)
+
+
+def arguments_summed(x, y):
+    return np.sum(np.cos(x + y))
+
+
+def chain_through_a_slice(x):
+    t = x[1:] + x[:-1]
+    u = t + x[1:] * 2.0
+    v = u[1:] + t[:-1]
+    return np.sum(v * v)
+
+
+SHARED = [
+    (five_point, lambda r: (r.uniform(-1, 1, (5, 6)),), (0,)),
+    (broadcast_terms, lambda r: (r.uniform(-1, 1, (3, 1)), r.uniform(-1, 1, (3, 4)),
+                                 r.uniform(-1, 1, 4)), (0, 1, 2)),
+    (term_read_twice, lambda r: (r.uniform(-1, 1, (2, 3)), r.uniform(-1, 1, 3),
+                                 r.uniform(-1, 1, (2, 1))), (0, 1, 2)),
+    (arguments_summed, lambda r: (r.uniform(-1, 1, (2, 3)), r.uniform(-1, 1, (2, 3))),
+     (0, 1)),
+    (chain_through_a_slice, lambda r: (r.uniform(-1, 1, 7),), (0,)),
+]
+
+
+@pytest.mark.parametrize("fn,make,wrt", SHARED, ids=[c[0].__name__ for c in SHARED])
+@pytest.mark.parametrize("jit", [False, True])
+def test_terms_sharing_an_adjoint_match_finite_differences(fn, make, wrt, jit):
+    args = make(np.random.default_rng(3))
+    g = srcad.grad(fn, wrt=wrt, jit=jit)
+    got = g(*args)
+    for a, b in zip(got, fd_grad(fn, args, wrt)):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-8)
+    # each gradient the caller gets is its own array
+    arrays = [a for a in got if isinstance(a, np.ndarray)]
+    for i, a in enumerate(arrays):
+        assert all(not np.shares_memory(a, b) for b in arrays[i + 1:])
+        assert all(not np.shares_memory(a, x) for x in args)
+
+
+def test_five_point_stencil_sweeps_copy_nothing_and_tape_one_array():
+    g = srcad.grad(five_point, jit=False)
+    u = np.random.default_rng(4).uniform(-1, 1, (5, 6))
+    g(u)
+    source = srcad.source(g)
+    rev = source[source.index("def five_point_rev"):]
+    assert ".copy()" not in rev
+    # every term's adjoint is summed from the stencil's own
+    assert len(re.findall(r"rt\.unbroadcast\(d_lap, ", rev)) == 4
+    _, tape = g.last.forward((u,))
+    assert sum(isinstance(t, np.ndarray) for t in tape) == 1  # `lap`
+
+
+def test_an_adjoint_added_into_later_keeps_its_own_array():
+    g = srcad.grad(term_read_twice, wrt=(0, 1, 2), jit=False)
+    args = SHARED[2][1](np.random.default_rng(5))
+    g(*args)
+    rev = srcad.source(g)
+    rev = rev[rev.index("def term_read_twice_rev"):]
+    assert "rt.add_to(d_t, d_u)" in rev
+    # d_t, added into, is no other adjoint's array
+    assert re.search(r"\bd_t = rt\.unbroadcast\(rt\.mul\(", rev)
+    assert not re.search(r"\bd_t = rt\.unbroadcast\(d_\w+, \w+\)\n", rev)
+
+
+def _lean(source, adjoints):
+    import gast
+
+    from codegen import to_source
+    from srcad.passes.lean_array_adjoints import LeanArrayAdjoints
+    return to_source(LeanArrayAdjoints(adjoints).run(gast.parse(source).body[0]))
+
+
+def test_an_adjoint_keeps_its_copy_when_its_source_is_written_after_it():
+    rev = _lean('''def f_rev(x, tape, d_out):
+    s, = tape
+    d_t = rt.mul(d_out, s)
+    d_a = rt.unbroadcast(d_t, x).copy()
+    rt.add_to(d_t, s)
+    return np.sum(d_a * d_t)''', {"d_t", "d_a"})
+    assert "d_a = rt.unbroadcast(d_t, x).copy()" in rev
+    # written through a name that shares its array
+    rev = _lean('''def f_rev(x, tape, d_out):
+    s, = tape
+    d_t = rt.mul(d_out, s)
+    d_b = rt.unbroadcast(d_t, s)
+    d_a = rt.unbroadcast(d_t, x).copy()
+    rt.add_to(d_b, s)
+    return np.sum(d_a * d_b)''', {"d_t", "d_a", "d_b"})
+    assert "d_a = rt.unbroadcast(d_t, x).copy()" in rev
+    # the same, written before it: shared
+    rev = _lean('''def f_rev(x, tape, d_out):
+    s, = tape
+    d_t = rt.mul(d_out, s)
+    rt.add_to(d_t, s)
+    d_a = rt.unbroadcast(d_t, x).copy()
+    return np.sum(d_a * d_t)''', {"d_t", "d_a"})
+    assert "d_a = rt.unbroadcast(d_t, x)\n" in rev
+    # returned: the caller's gradient is its own array
+    rev = _lean('''def f_rev(x, tape, d_out):
+    s, = tape
+    d_t = rt.mul(d_out, s)
+    d_a = rt.unbroadcast(d_t, x).copy()
+    return d_a, d_t''', {"d_t", "d_a"})
+    assert "d_a = rt.unbroadcast(d_t, x).copy()" in rev

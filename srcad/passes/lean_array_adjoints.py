@@ -1,9 +1,10 @@
 """LeanArrayAdjoints: array adjoints in a reverse sweep without needless passes over memory.
 
-Four rewrites of the reverse sweep, none changing a value:
+Five rewrites of the reverse sweep, none changing a value:
 
 - `d = np.zeros_like(v)` whose first use, in the sweep's top-level straight-line code, is
-  `d += <a new array shaped like v>` becomes that one assignment: no zero fill.
+  `d += <a new array shaped like v>` becomes that one assignment: no zero fill; any other
+  `d += e` first becomes `d = rt.filled(e, v)`, `e` broadcast into a new array.
 - `d = e` then `d += e`, the two terms of `x * x`, becomes `d = 2.0 * e`.
 - `d += f(...)` for an array adjoint `d` and a helper `f` that also comes in a form adding
   into its first argument (`rt.prod_adjoint_add`) calls that form: no new array per term.
@@ -11,6 +12,12 @@ Four rewrites of the reverse sweep, none changing a value:
   `d += rt.unbroadcast(e, v)` becomes `rt.add_to(d, e)` (which sums `e` down to `d`'s
   shape itself): one loop over the arrays, where Numba compiles a loop nest that LLVM
   copies for every way `e` may broadcast (see `srcad.runtime.loops`).
+- An adjoint that is only read shares its array with the adjoint it was summed from
+  (`d_a = rt.unbroadcast(d_t, a)`, no `.copy()`) when neither is written afterwards, and
+  a chain of them sums the first directly (`d_t = rt.unbroadcast(d_u, t)` then
+  `d_a = rt.unbroadcast(d_t, a)` is `d_a = rt.unbroadcast(d_u, a)`: `a` broadcast to
+  `t`'s shape, `t` to `d_u`'s; summing in two steps or one is the same sum): the terms of
+  `a + b + c - d` take their adjoints from the sum's, with no copy and no array between.
 
 >>> import gast
 >>> from codegen import to_source
@@ -23,6 +30,41 @@ Four rewrites of the reverse sweep, none changing a value:
 def f_rev(x, w, tape, d_out):
     d_x = rt.matmul_dx(d_out, x, w)
     rt.add_to(d_x, d_out * w)
+    return d_x,
+
+The terms of `u = x[2:] + x[1:-1] + x[:-2]` (`t = x[2:] + x[1:-1]` first) share the
+adjoint of `u`:
+
+>>> fn = gast.parse('''def f_rev(x, tape, d_out):
+...     u, t_shape = tape
+...     a = x[2:]
+...     b = x[1:-1]
+...     c = x[:-2]
+...     d_x = np.zeros_like(x)
+...     d_u = rt.mul(d_out, u)
+...     d_t = rt.unbroadcast(d_u, t_shape).copy()
+...     d_c = rt.unbroadcast(d_u, c).copy()
+...     rt.add_to(d_x[:-2], d_c)
+...     d_a = rt.unbroadcast(d_t, a).copy()
+...     d_b = rt.unbroadcast(d_t, b).copy()
+...     rt.add_to(d_x[2:], d_a)
+...     rt.add_to(d_x[1:-1], d_b)
+...     return d_x,''').body[0]
+>>> adjoints = {"d_x", "d_u", "d_t", "d_a", "d_b", "d_c"}
+>>> print(to_source(LeanArrayAdjoints(adjoints).run(fn)).strip())
+def f_rev(x, tape, d_out):
+    u, t_shape = tape
+    a = x[2:]
+    b = x[1:-1]
+    c = x[:-2]
+    d_x = np.zeros_like(x)
+    d_u = rt.mul(d_out, u)
+    d_c = rt.unbroadcast(d_u, c)
+    rt.add_to(d_x[:-2], d_c)
+    d_a = rt.unbroadcast(d_u, a)
+    d_b = rt.unbroadcast(d_u, b)
+    rt.add_to(d_x[2:], d_a)
+    rt.add_to(d_x[1:-1], d_b)
     return d_x,
 """
 import gast
@@ -43,7 +85,9 @@ def _helper_fact(func, fact):
 def _first_assignments(stmts, filled=()):
     """`d = np.zeros_like(v)` whose first use, in this straight-line list, is
     `d += <an array shaped like v>` becomes one assignment: no zero fill, one pass less
-    over the array. Inside loops and branches nothing changes."""
+    over the array; `d += e` of another `e` (broadcast to `v`'s shape: a reduction's
+    cotangent) becomes `d = rt.filled(e, v)`. Inside loops and branches nothing
+    changes."""
     out, inits = list(stmts), {}
     for k, s in enumerate(out):
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) \
@@ -55,6 +99,10 @@ def _first_assignments(stmts, filled=()):
         for d in sorted({n.id for n in ir.names(s) if n.id in inits}):
             k0, v = inits.pop(d)
             value = _shaped_value(s, d, v)
+            if value is None and isinstance(s, gast.AugAssign) and isinstance(s.op, gast.Add) \
+                    and isinstance(s.target, gast.Name) and s.target.id == d \
+                    and not any(n.id == d for n in ir.names(s.value)):
+                value = ir.call("rt.filled", s.value, ir.name(v))  # broadcast into place
             if value is not None:
                 out[k0], out[k] = None, ir.assign(d, value, like=s)
     return [s for s in out if s is not None]
@@ -122,6 +170,140 @@ def _added_to(stmts, arrays):
     return out
 
 
+def _parents(stmts):
+    """Each node's parent, over the statements `stmts`."""
+    parent = {}
+    for s in stmts:
+        for n in ir.walk(s):
+            for c in gast.iter_child_nodes(n):
+                parent[c] = n
+    return parent
+
+
+def _only_read(node, parent, aliases):
+    """Whether the value of `node` (an expression) is only read where it stands: an operand
+    of arithmetic or of a helper marked `fresh` (a new array, no argument written), the
+    term `rt.add_to` adds, a shape read or a copy taken. Through `rt.unbroadcast`, which
+    may return its first argument itself, its result must be only read, or assigned to a
+    name (recorded in `aliases`, name -> the node's name, which that name must then
+    share)."""
+    p = parent.get(node)
+    if isinstance(p, gast.Subscript):
+        if p.value is not node:
+            return True  # an index
+        return isinstance(p.ctx, gast.Load) and _only_read(p, parent, aliases)
+    if isinstance(p, gast.Attribute):
+        called = isinstance(parent.get(p), gast.Call) and parent[p].func is p
+        return p.attr in ("shape", "ndim", "size", "dtype") or (
+            p.attr == "copy" and called and not parent[p].args)
+    if isinstance(p, (gast.BinOp, gast.UnaryOp, gast.Compare)):
+        return True
+    if not isinstance(p, gast.Call) or not any(a is node for a in p.args):
+        return False
+    func = ir.dotted_text(p.func)
+    if func == "rt.add_to":
+        return p.args[1] is node
+    if func == "rt.unbroadcast":
+        if p.args[1] is node:
+            return True
+        above = parent.get(p)
+        if isinstance(above, gast.Assign) and isinstance(above.targets[0], gast.Name) \
+                and isinstance(node, gast.Name):
+            aliases.setdefault(above.targets[0].id, set()).add(node.id)
+            return True
+        return _only_read(p, parent, aliases)
+    return func == "np.sum" or _helper_fact(p.func, "fresh") is True
+
+
+def _unbroadcast_of_name(value):
+    """(`g`, `v`, copied) when `value` is `rt.unbroadcast(g, v)` or its `.copy()`, `g` a
+    name; else None."""
+    copied = isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) \
+        and value.func.attr == "copy" and not value.args and not value.keywords
+    inner = value.func.value if copied else value
+    if isinstance(inner, gast.Call) and ir.dotted_text(inner.func) == "rt.unbroadcast" \
+            and len(inner.args) == 2 and not inner.keywords \
+            and isinstance(inner.args[0], gast.Name):
+        return inner.args[0].id, inner.args[1], copied
+    return None
+
+
+_NEW_ARRAYS = {"np.zeros", "np.zeros_like", "np.ones", "np.full", "np.empty"}
+
+
+def _shared(stmts, arrays, params):
+    """An adjoint `d = rt.unbroadcast(g, v).copy()` of the sweep's top level shares `g`'s
+    array when nothing writes either name after it, nor returns `d` (the copy only
+    protected `g` from later additions into `d`, and the caller's gradients from each
+    other), and a chain of them sums the first adjoint directly; adjoints no longer read
+    are dropped."""
+    parent = _parents(stmts)
+    defs, last_write, aliases = {}, {}, {}
+    for k, s in enumerate(stmts):
+        for n in ir.names(s):
+            if not isinstance(n.ctx, gast.Load):
+                if parent.get(n) is s and isinstance(s, gast.Assign) \
+                        and len(s.targets) == 1 and n.id not in defs:
+                    defs[n.id] = k
+                    continue
+            elif _only_read(n, parent, aliases):
+                continue
+            last_write[n.id] = k
+    grew = True
+    while grew:  # writing through a name that shares an array writes the array's owner
+        grew = False
+        for name, sources in aliases.items():
+            for src in sources:
+                if last_write.get(name, -1) > last_write.get(src, -1):
+                    last_write[src] = last_write[name]
+                    grew = True
+
+    def owned(g, k, seen=()):
+        """Whether the array `g` names at statement `k` is written by no statement after
+        `k`: a parameter or a new array, or shared with one."""
+        if last_write.get(g, -1) >= k or g in seen:
+            return False
+        if g not in defs:
+            return g in params
+        value = stmts[defs[g]].value
+        pieces = _unbroadcast_of_name(value)
+        if pieces is not None:
+            return pieces[2] or owned(pieces[0], k, seen + (g,))
+        if isinstance(value, gast.Call) and ir.dotted_text(value.func) == "rt.unbroadcast":
+            value = value.args[0]
+        return isinstance(value, (gast.BinOp, gast.UnaryOp)) or (
+            isinstance(value, gast.Call) and (ir.dotted_text(value.func) in _NEW_ARRAYS
+                                              or _helper_fact(value.func, "fresh") is True))
+
+    source = {}  # shared adjoint -> the adjoint it was summed from, first of its chain
+    for k, s in enumerate(stmts):
+        if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
+                and s.targets[0].id in arrays and s.targets[0].id not in last_write
+                and defs.get(s.targets[0].id) == k):
+            continue
+        pieces = _unbroadcast_of_name(s.value)
+        if pieces is None or not owned(pieces[0], k):
+            continue
+        g, v, _ = pieces
+        g = source.get(g, g)
+        source[s.targets[0].id] = g
+        s.value = ir.call("rt.unbroadcast", ir.name(g), v)
+    return _without_unread(stmts, set(source))
+
+
+def _without_unread(stmts, names):
+    """`stmts` without the assignments to `names` that nothing reads (repeatedly)."""
+    while True:
+        read = {n.id for s in stmts for n in ir.names(s) if isinstance(n.ctx, gast.Load)}
+        out = [s for s in stmts if not (isinstance(s, gast.Assign)
+                                        and isinstance(s.targets[0], gast.Name)
+                                        and s.targets[0].id in names
+                                        and s.targets[0].id not in read)]
+        if len(out) == len(stmts):
+            return out
+        stmts = out
+
+
 def _shaped_value(s, d, v):
     """The value `s` adds to `d` when `s` is `d += f(...)` with f's result a fresh array
     shaped like `v` (or a copy of one), else None."""
@@ -160,4 +342,6 @@ class LeanArrayAdjoints:
         fnode.body = _in_place(_twins(_first_assignments(fnode.body, self.filled),
                                       self.arrays), self.arrays)
         fnode.body = _added_to(fnode.body, self.arrays)
+        params = {a.id for a in fnode.args.args}
+        fnode.body = _shared(fnode.body, self.arrays, params)
         return fnode

@@ -1,9 +1,11 @@
 """LeanTape: a tape without the arrays that the reverse sweep can do without.
 
-Three rewrites of a forward sweep and its reverse sweep, none changing a value:
+Four rewrites of a forward sweep and its reverse sweep, none changing a value:
 
+- a slot that the reverse sweep never reads is not saved;
 - a slot whose array the reverse sweep only reads for its shape (the second argument of
-  `rt.unbroadcast`, `np.zeros_like` of a float array, `.shape`) keeps the shape;
+  `rt.unbroadcast` or `rt.filled`, `np.zeros_like` of a float array, `.shape`) keeps the
+  shape;
 - so does the stack on which a loop pushes such an array each iteration (a temporary of
   a time step whose value the reverse sweep never reads);
 - a view of an argument that neither sweep writes (`tmp1 = a[1]` at the top of the
@@ -186,6 +188,8 @@ class LeanTape:
             elif name is None or rev_stores.get(name, 0) != 1:
                 keep_elts.append(elt)
                 keep_names.append(name)
+            elif not uses.get(name):
+                continue  # nothing reads it (a later rewrite took its last read)
             elif name in sliced:
                 again.append(ir.assign(name, copy.deepcopy(sliced[name])))
             elif self.shape_only(name, uses.get(name, [])):
@@ -301,7 +305,7 @@ class LeanTape:
                 continue
             if isinstance(parent, gast.Call) and field == "args" and not parent.keywords:
                 func = ir.dotted_text(parent.func)
-                if func == "rt.unbroadcast" and len(parent.args) == 2 \
+                if func in ("rt.unbroadcast", "rt.filled") and len(parent.args) == 2 \
                         and parent.args[1] is node:
                     continue
                 if func == "np.zeros_like" and len(parent.args) == 1 \

@@ -150,7 +150,7 @@ from srcad.runtime.indexing import (
     take,
     take_adjoint,
 )
-from srcad.runtime.loops import add, add_to, broadcast_shapes, div, mul, neg, sub
+from srcad.runtime.loops import add, add_to, broadcast_shapes, div, filled, mul, neg, sub
 from srcad.runtime.masks import add_masked, masked, set_masked
 from srcad.runtime.order import (
     median,

@@ -24,7 +24,7 @@ from numba.cpython.unsafe.tuple import tuple_setitem
 from numba.extending import overload, register_jitable
 from numba.np.numpy_support import as_dtype, from_dtype
 
-from srcad.runtime.overloads import _is_array, _jit_version, fresh
+from srcad.runtime.overloads import _is_array, _jit_version, fresh, result_like
 
 
 @fresh
@@ -451,3 +451,29 @@ def _add_to(t, g):
             summed(t, g)
 
     return impl
+
+
+@result_like(1)
+@fresh
+def filled(g, x):
+    """A new float array of `x`'s shape (`x` an array or a shape) holding `g` broadcast:
+    `d = np.zeros_like(x); d += g` in one pass, where `g` broadcasts to that shape."""
+    out = np.zeros(x if isinstance(x, tuple) else np.shape(x))
+    out += g
+    return out
+
+
+@_jit_version(filled)
+def _filled(g, x):
+    if isinstance(x, types.BaseTuple):
+        def impl(g, x):
+            out = np.zeros(x)
+            add_to(out, g)
+            return out
+        return impl
+
+    def impl_array(g, x):
+        out = np.zeros(x.shape)
+        add_to(out, g)
+        return out
+    return impl_array
