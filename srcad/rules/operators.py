@@ -1,6 +1,6 @@
 """Rules for Python's operators, keyed `op.<gast class name>`."""
 from srcad import runtime as rt  # noqa: F401  (names used in templates)
-from srcad.rules.registry import adjoint, nondiff, one_adjoint, tangent
+from srcad.rules.registry import adjoint, constant_adjoint, nondiff, tangent
 from srcad.rules.typing import arith, boolean, logical, sum_or_product, true_div
 from srcad.rules.typing import matmul as matmul_kind
 from srcad.rules.typing import power as power_kind
@@ -55,12 +55,12 @@ def div_tangent(ans, x, y):
 
 # 1 / y: its derivative from its value, -ans * ans, without dividing again (the value
 # differs from -ans / y only by rounding)
-@one_adjoint("op.Div", "x")
+@constant_adjoint("op.Div", "x", 1)
 def reciprocal(ans, x, y):
     d[y] += -d[ans] * ans * ans
 
 
-@tangent("op.Div", one=True)
+@tangent("op.Div", constant=("x", 1))
 def reciprocal_tangent(ans, x, y):
     t[ans] = -t[y] * ans * ans
 
@@ -74,6 +74,18 @@ def power(ans, x, y):
 @tangent("op.Pow")
 def power_tangent(ans, x, y):
     t[ans] = t[x] * rt.pow_dx(x, y) + t[y] * ans * rt.log_or_zero(x)
+
+
+# x ** 2, the commonest power: its derivative 2.0 * x exactly (`rt.pow_dx`'s cases for
+# other exponents and zero bases are not needed)
+@constant_adjoint("op.Pow", "y", 2)
+def square(ans, x, y):
+    d[x] += d[ans] * (2.0 * x)
+
+
+@tangent("op.Pow", constant=("y", 2))
+def square_tangent(ans, x, y):
+    t[ans] = t[x] * (2.0 * x)
 
 
 @adjoint("op.Mod", kind=arith)

@@ -62,18 +62,18 @@ class Rule:
     # written (a holomorphic or linear function: under JAX's convention its cotangent
     # rule is the same); a Rule is the one that differentiates the call instead (`np.abs`)
     complex: object = None
-    # (parameter, Rule): the rule that differentiates a call whose `parameter` is the
-    # constant 1 instead (`1.0 / y`, whose adjoint in y is `-d * ans * ans`, without a
-    # second division), see `one_adjoint`
-    one: tuple = None
+    # {(parameter, number): Rule}: the rule that differentiates a call whose `parameter`
+    # is that constant instead (`1.0 / y`, whose adjoint in y is `-d * ans * ans`,
+    # without a second division; `x ** 2`, `2.0 * x`), see `constant_adjoint`
+    constants: dict = field(default_factory=dict)
 
     def for_constants(self, bound):
         """The rule for a call whose parameters are bound to the atoms `bound`: this one,
-        or its variant for a parameter that is the constant 1 (`one_adjoint`)."""
-        if self.one is not None:
-            param, variant = self.one
+        or its variant for a parameter that is a constant number (`constant_adjoint`)."""
+        for (param, number), variant in self.constants.items():
             atom = bound.get(param)
-            if getattr(atom, "value", None) == 1 and type(atom.value) in (int, float):
+            if isinstance(atom, gast.Constant) and type(atom.value) in (int, float) \
+                    and atom.value == number:
                 return variant
         return self
 
@@ -272,12 +272,13 @@ def complex_adjoint(*objs, kind):
     return deco
 
 
-def one_adjoint(obj, param):
-    """Register the adjoint template (and, by `tangent(..., one=True)`, the tangent) that
-    differentiates `obj` (which has a rule) when its parameter `param` is the constant 1,
-    in the rule's own parameters::
+def constant_adjoint(obj, param, number):
+    """Register the adjoint template (and, by `tangent(..., constant=(param, number))`, the
+    tangent) that differentiates `obj` (which has a rule) when its parameter `param` is
+    the constant `number` (an int or float literal of that value), in the rule's own
+    parameters::
 
-        @one_adjoint("op.Div", "x")
+        @constant_adjoint("op.Div", "x", 1)
         def reciprocal(ans, x, y):
             d[y] += -d[ans] * ans * ans
     """
@@ -288,7 +289,7 @@ def one_adjoint(obj, param):
                            masks=rule.masks, methods=rule.methods, view=rule.view,
                            pure=rule.pure, sums=rule.sums, complex=rule.complex,
                            renamed=rule.renamed)
-        rule.one = (param, variant)
+        rule.constants[(param, number)] = variant
         return template
 
     return deco
@@ -301,9 +302,10 @@ def _domain(domain, rule):
     return {p: tuple(domain) for p in rule.params[1:] if p in rule.diff}
 
 
-def tangent(*objs, complex=False, one=False):
+def tangent(*objs, complex=False, constant=None):
     """Register a tangent template for `objs` (forward mode), beside their adjoint rule
-    (`complex=True`: beside the rule of their complex operands, see `complex_adjoint`).
+    (`complex=True`: beside the rule of their complex operands, see `complex_adjoint`;
+    `constant=(param, number)`: beside the rule for that constant, `constant_adjoint`).
 
     The template's body is one statement, `t[ans] = <sum of terms>`, each term holding
     exactly one `t[param]` (the tangent of a differentiable parameter)::
@@ -323,8 +325,8 @@ def tangent(*objs, complex=False, one=False):
             rule = lookup(obj) if not isinstance(obj, str) else by_name(obj)
             if complex:
                 rule = rule.complex
-            if one:
-                rule = rule.one[1]
+            if constant is not None:
+                rule = rule.constants[constant]
             if rule is None:
                 raise ValueError(f"no rule to add a tangent to: {obj!r}")
             rule.tangent = body[0].value

@@ -38,6 +38,7 @@ def _pow_dx_scalar(x, y):
     return y * float(x) ** (y - 1)
 
 
+@fresh
 def pow_dx(x, y):
     """d(x ** y)/dx = y * x ** (y - 1): 0 for y == 0, and at x == 0 the limit (0 for
     y > 1, 1 for y == 1, infinite below) rather than an error."""

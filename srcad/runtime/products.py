@@ -3,7 +3,7 @@
 import numpy as np
 from numba.extending import register_jitable
 
-from srcad.runtime.overloads import _is_array, _jit_version, result_like
+from srcad.runtime.overloads import _is_array, _jit_version, fresh, result_like
 
 
 def matmul(x, y):
@@ -39,6 +39,7 @@ def _sum_to(a, shape):
 
 
 @result_like(1)
+@fresh
 def matmul_dx(g, x, y):
     """Adjoint of `x @ y` (or `np.dot`) with respect to `x`."""
     nx, ny = np.ndim(x), np.ndim(y)
@@ -56,6 +57,7 @@ def matmul_dx(g, x, y):
 
 
 @result_like(2)
+@fresh
 def matmul_dy(g, x, y):
     """Adjoint of `x @ y` (or `np.dot`) with respect to `y`."""
     nx, ny = np.ndim(x), np.ndim(y)
