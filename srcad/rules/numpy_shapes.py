@@ -173,15 +173,17 @@ def squeeze(ans, a, axis=None):
 
 
 # the triangle on and above (triu) or below (tril) the k-th diagonal; of a vector, of the
-# square whose rows are the vector
+# square whose rows are the vector. The other triangle's cotangent is a strong zero:
+# `np.triu(f(d), 1)` of a distance matrix `d` has no gradient through its diagonal, where
+# `np.sqrt`'s derivative is infinite (masks=True)
 @adjoint(np.triu, kind=ty.triangle("np.triu"), broadcast=False, sums=False, linear=True,
-         domain={"m": (-2.0, 2.0)})
+         masks=True, domain={"m": (-2.0, 2.0)})
 def triu(ans, m, k=0):
     d[m] += rt.unbroadcast(np.triu(d[ans], k), m)
 
 
 @adjoint(np.tril, kind=ty.triangle("np.tril"), broadcast=False, sums=False, linear=True,
-         domain={"m": (-2.0, 2.0)})
+         masks=True, domain={"m": (-2.0, 2.0)})
 def tril(ans, m, k=0):
     d[m] += rt.unbroadcast(np.tril(d[ans], k), m)
 

@@ -191,15 +191,15 @@ def adjoint(*objs, kind, name=None, broadcast=None, masks=False, sequence=None, 
             renamed=None):
     """Register a template as the adjoint rule of `objs` (functions, or operator keys).
 
-    `masks=True` marks a rule that sends each element's cotangent to one operand only
-    (zero cotangents upstream of it are strong zeros); `sequence` marks a rule taking a
-    tuple of arrays, each of whose adjoints is a slice of d[ans] ("concatenate"), or an
-    index into it along the axis ("stack"). `methods` are the array methods that spell
-    the same call (`x.sum()`), `view=True` a result that may share the first argument's
-    memory (`np.transpose`), `pure=False` a call that must not be merged with an equal
-    one (a random draw). `domain` says where the function is smooth enough to test: a
-    `(lo, hi)` for every parameter the rule differentiates, or a dict from parameter to
-    `(lo, hi)` (two floats) or to a fixed value; the registry-driven tests make a rule's
+    `masks=True` marks a rule that sends each element's cotangent to one operand only, or to
+    none (`np.triu`): zero cotangents upstream of it are strong zeros; `sequence` marks a
+    rule taking a tuple of arrays, each of whose adjoints is a slice of d[ans]
+    ("concatenate"), or an index into it along the axis ("stack"). `methods` are the array
+    methods that spell the same call (`x.sum()`), `view=True` a result that may share the
+    first argument's memory (`np.transpose`), `pure=False` a call that must not be merged
+    with an equal one (a random draw). `domain` says where the function is smooth enough to
+    test: a `(lo, hi)` for every parameter the rule differentiates, or a dict from parameter
+    to `(lo, hi)` (two floats) or to a fixed value; the registry-driven tests make a rule's
     cases from it (scalar and array calls of an elementwise rule, 1-d and 2-d arrays of
     another, those its kind takes).
     `sums=True` marks a function whose value adds or multiplies many terms; by default,
