@@ -1402,6 +1402,12 @@ def tuple_item_reads_what_the_body_writes(x, y, a):
 
 
 GRAD_CASES = [
+    # a tuple of values with gradients held in a name, read by constant index or unpacked
+    *[case(f, a, w, jit=j) for f, a, w in [
+        (tuple_var_unpack, lambda: (0.7,), 0),
+        (tuple_var_single, lambda: (1.3,), 0),
+        (tuple_var_index, lambda: (0.7, 0.2), (0, 1)),
+        (tuple_var_arrays, lambda: (_a(0.3, 0.4), _a(0.5, 0.1)), (0, 1))] for j in (False, True)],
     # branches and names
     case(both_branches, lambda: (1.3, 0.4), (0, 1), id="both_branches[then]"),
     case(both_branches, lambda: (0.3, 0.4), (0, 1), id="both_branches[else]"),
@@ -1818,11 +1824,6 @@ def ellipsis_index(a):
 
 
 REFUSALS = [
-    # a tuple of values with gradients held in a variable: unpack it where it is built
-    (tuple_var_unpack, lambda: (0.7,)),
-    (tuple_var_single, lambda: (1.3,)),
-    (tuple_var_index, lambda: (0.7, 0.2)),
-    (tuple_var_arrays, lambda: (_a(0.3, 0.4), _a(0.5, 0.1))),
     (alias_name, lambda: (_a(0.5, 0.2),)),
     (alias_row, lambda: (np.ones((2, 2)),)),
     (alias_ifexp, lambda: (_a(0.5, 0.2), _a(0.1, 0.2), 1.0)),

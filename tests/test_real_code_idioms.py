@@ -1,6 +1,7 @@
 """Idioms of numeric kernels written by others (N-body steps, image stencils, pressure
 solvers): helpers that copy their argument and return it, a helper's tuple unpacked into
-array elements, np.hstack/np.vstack. Each is checked against central finite
+array elements or indexed (`histogram(x)[0]`), tuples and lists held in a name and read by
+constant index, np.hstack/np.vstack, axes permuted. Each is checked against central finite
 differences, compiled and not."""
 import numpy as np
 import pytest
@@ -87,6 +88,44 @@ def index_of_two_dimensions(x, v):
     return np.sum(y ** 2) + np.sum(z[idx] * z[idx]) + np.sum(x[idx] @ y[:2])
 
 
+def _weighted_histogram(a, w):
+    hist = np.zeros(3)
+    for i in range(a.shape[0]):
+        hist[int(a[i] * 2.9)] += w[i] * a[i]
+    return hist, a * 2.0
+
+
+def histogram_item(a, w):
+    h = _weighted_histogram(a, w)[0]  # one item of a helper's tuple
+    return np.sum(h * h) + np.sum(_weighted_histogram(a, w)[-1])
+
+
+def axes_permuted(x):
+    y = np.transpose(x, axes=(1, 0, 2)) * np.arange(24.0).reshape(3, 2, 4)
+    z = np.transpose(y, (2, 0, -2)) + x.transpose(1, 2, 0)[0][0][0]
+    return np.sum(z ** 2) + np.sum(np.sin(x.transpose((0, 2, 1))))
+
+
+def held_tuple_and_list(a, b):
+    t = (a, 2.0 * b)
+    x = [1.0, a, 3.0 * b]
+    p, q, r = x
+    return t[1] * a + x[0] * x[1] + x[-1] * t[0] + p * q * r
+
+
+def _mutated_list(a, b):
+    x = [1.0, a, 3.0 * b]
+    x[0] = b
+    return x[0] * x[1]
+
+
+def test_a_list_written_into_is_refused_by_the_users_name():
+    with pytest.raises(srcad.SrcadError) as err:
+        srcad.grad(_mutated_list, wrt=(0, 1), jit=False)(0.5, 0.3)
+    message = str(err.value)
+    assert "`x` holds a tuple or list" in message and "test_real_code_idioms.py" in message
+
+
 _A = np.array([0.3, -0.2, 0.5])
 _B = np.array([1.0, 0.5, 0.1])
 _M = np.array([[0.1, 0.2, 0.3], [0.7, -0.4, 1.2]])
@@ -98,6 +137,10 @@ CASES = [
     (three_levels, lambda: (np.sin(np.arange(4.0)) + 0.3, 0.4), (0, 1)),
     (rows_from_one_row, lambda: (np.ones((3, 2)) * 0.5, np.array([0.3, -0.7])), (0, 1)),
     (index_of_two_dimensions, lambda: (np.cos(np.arange(4.0)), 0.7), (0, 1)),
+    (histogram_item, lambda: (np.array([0.1, 0.5, 0.9, 0.35]), np.array([1.0, 2.0, 3.0, 0.5])),
+     (0, 1)),
+    (axes_permuted, lambda: (np.sin(np.arange(24.0)).reshape(2, 3, 4),), 0),
+    (held_tuple_and_list, lambda: (0.5, 0.3), (0, 1)),
 ]
 
 

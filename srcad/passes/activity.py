@@ -146,9 +146,14 @@ class Activity:
         for s in assigns:  # a tuple held in a variable would need a tuple of adjoints
             for t in targets(s):
                 if t in ctx.active and isinstance(ctx.kinds[t], TupleKind):
+                    code = getattr(ctx.fsrc.fn, "__code__", None)
+                    held = f"`{t}` holds" if code is None or t in code.co_varnames \
+                        else "this line keeps"
                     raise ctx.fsrc.error(
-                        f"`{t}` holds a tuple of values that carry gradients", s,
-                        "unpack it where it is built: `a, b = x * 2.0, x`", UnsupportedError)
+                        f"{held} a tuple or list of values that carry gradients", s,
+                        "unpack it where it is built (`a, b = x * 2.0, x`), or bind it once "
+                        "and read its items by constant index only (`t[1]`)",
+                        UnsupportedError)
         return fnode
 
 

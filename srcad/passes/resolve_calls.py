@@ -152,7 +152,8 @@ class ResolveCalls(gast.NodeTransformer):
                                  "supported", "call module-level functions, numpy or math; "
                                  "methods: " + ", ".join(registry.methods()))
             args = [node.func.value] + args
-            if node.func.attr == "reshape" and len(args) > 2:
+            if node.func.attr in ("reshape", "transpose") and len(args) > 2:
+                # `x.reshape(2, 3)`, `x.transpose(1, 0, 2)`: the numbers are one tuple
                 args = [args[0], gast.Tuple(elts=args[1:], ctx=gast.Load())]
             return self.rule_call(rule, args, node.keywords, method=node.func.attr)
         obj = self.resolve.lookup(text)

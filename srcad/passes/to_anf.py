@@ -3,12 +3,13 @@
 import gast
 import numpy as np
 
-from srcad.errors import UnsupportedError
+from srcad.errors import SrcadError, UnsupportedError
 from srcad.kinds import of_value
 from srcad.passes import ir
 from srcad.passes.constants import Constants
 from srcad.passes.resolve_calls import CallSite, is_range, split_count
 from srcad.rules import registry
+from srcad.source import FunctionSource
 
 _ATTRS = {"shape", "size", "ndim", "dtype"}
 
@@ -56,8 +57,48 @@ class ToANF:
         self.leading = {}  # a merged subscript (see `merged`) -> its count of leading parts
 
     def run(self, fnode):
+        self.split = self.tuples_to_split(fnode)
         fnode.body = self.block(fnode.body)
         return fnode
+
+    def tuples_to_split(self, fnode):
+        """{name: its items' names} for each name bound once to a tuple or list literal, or
+        to a call of the user's function that returns a tuple, and read only as `t[k]`
+        with a constant `k`, or unpacked whole (`a, b = t`): its items become names of their own,
+        `t = (a, 2.0 * b); t[1]` is `t_1 = 2.0 * b; t_1`. A tuple of values with gradients
+        needs no tuple of adjoints then."""
+        parent, stores, found = {}, {}, {}
+        for n in ir.walk(fnode):
+            for c in gast.iter_child_nodes(n):
+                parent[c] = n
+            if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load):
+                stores[n.id] = stores.get(n.id, 0) + 1
+        for n in ir.walk(fnode):
+            if not (isinstance(n, gast.Assign) and len(n.targets) == 1
+                    and isinstance(n.targets[0], gast.Name)
+                    and stores.get(n.targets[0].id) == 1):
+                continue
+            value = n.value
+            count = len(value.elts) if isinstance(value, (gast.Tuple, gast.List)) and not any(
+                isinstance(e, gast.Starred) for e in value.elts) else self.items_returned(value)
+            if count:
+                found[n.targets[0].id] = count
+
+        def item_read(use, count):
+            p = parent.get(use)
+            if isinstance(p, gast.Subscript) and p.value is use and isinstance(p.ctx, gast.Load):
+                k = self.consts.constant(p.slice)
+                return isinstance(k, gast.Constant) and type(k.value) is int \
+                    and -count <= k.value < count
+            return isinstance(p, gast.Assign) and p.value is use \
+                and isinstance(p.targets[0], gast.Tuple) and len(p.targets[0].elts) == count
+
+        for n in ir.walk(fnode):
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id in found \
+                    and not item_read(n, found[n.id]):
+                del found[n.id]
+        return {t: [self.ctx.namer.fresh(f"{t}_") for _ in range(count)]
+                for t, count in found.items()}
 
     def error(self, message, node, hint=None, cls=UnsupportedError):
         return self.fsrc.error(message, node, hint, cls)
@@ -144,6 +185,10 @@ class ToANF:
             return pre + [s for t in node.targets
                           for s in self.stmt_Assign(ir.assign(t, value, like=node))]
         target, value = node.targets[0], node.value
+        if isinstance(target, gast.Name) and target.id in self.split:  # its items, named
+            return self.unpack(gast.Tuple(elts=[ir.name(v, store=True)
+                                                for v in self.split[target.id]],
+                                          ctx=gast.Store()), value, node)
         if isinstance(target, gast.Name):
             pre, op = self.op(value)
             if any(isinstance(n, gast.Name) and n.id == target.id for n in ir.walk(op)):
@@ -205,6 +250,9 @@ class ToANF:
 
     def unpack(self, target, value, node):
         names = target.elts
+        if isinstance(value, gast.Name) and value.id in self.split:  # `a, b = t`
+            value = gast.Tuple(elts=[ir.name(v) for v in self.split[value.id]],
+                               ctx=gast.Load())
         if not all(isinstance(t, (gast.Name, gast.Subscript)) for t in names):
             raise self.error("nested unpacking is not supported", node,
                              "unpack one level at a time")
@@ -398,16 +446,38 @@ class ToANF:
     def op_Subscript(self, expr):
         folded = self.consts.constant(expr.slice)
         k = folded.value if isinstance(folded, gast.Constant) else None
+        if isinstance(expr.value, gast.Name) and expr.value.id in self.split:
+            return [], ir.name(self.split[expr.value.id][k])  # an item of a split tuple
         if isinstance(expr.value, gast.Call) and isinstance(k, int):
             pre, op = self.op(expr.value)
             if isinstance(op, gast.Tuple) and -len(op.elts) <= k < len(op.elts):
                 return pre, op.elts[k]  # an item of a tuple-valued call (registry.parts)
+            count = self.items_returned(op)
+            if count is not None and -count <= k < count:  # `hist = histogram(x)[0]`
+                outs = [self.tmp() for _ in range(count)]
+                pre.append(ir.assign(gast.Tuple(elts=[ir.name(o, True) for o in outs],
+                                                ctx=gast.Store()), op, like=self.stmt_line))
+                return pre, ir.name(outs[k])
             value = self.tmp()
             pre.append(ir.assign(value, op, like=self.stmt_line))
             return pre, gast.Subscript(value=ir.name(value), slice=expr.slice, ctx=gast.Load())
         pre, value = self.atom(expr.value, force_name=True)
         more, index = self.index(expr.slice)
         return pre + more, gast.Subscript(value=value, slice=index, ctx=gast.Load())
+
+    def items_returned(self, op):
+        """How many items the user's function that `op` calls returns, when each of its
+        `return` statements gives a tuple of that many; else None."""
+        if not (isinstance(op, gast.Call) and isinstance(op.func, gast.Name)
+                and op.func.id in self.ctx.user_functions):
+            return None
+        try:
+            node = FunctionSource(self.ctx.user_functions[op.func.id]).node
+        except SrcadError:
+            return None
+        counts = {len(r.value.elts) if isinstance(r.value, gast.Tuple) else None
+                  for r in _returns(node.body)}
+        return counts.pop() if len(counts) == 1 else None
 
     def op_Call(self, expr, resolved=None):
         """A call whose callee ResolveCalls recorded (`ctx.calls`), or one this pass makes
@@ -493,3 +563,17 @@ def _is_numpy_type(text):
         return False
     obj = getattr(np, text[3:], None)
     return isinstance(obj, type) and issubclass(obj, np.generic)
+
+
+def _returns(stmts):
+    """The `return` statements of a function body (not of functions defined in it)."""
+    out = []
+    for s in stmts:
+        if isinstance(s, gast.Return):
+            out.append(s)
+        elif isinstance(s, (gast.If, gast.For, gast.While, gast.With, gast.Try)):
+            for field in ("body", "orelse", "finalbody"):
+                out += _returns(getattr(s, field, []) or [])
+            for h in getattr(s, "handlers", []) or []:
+                out += _returns(h.body)
+    return out

@@ -14,9 +14,9 @@ t = None  # tangent templates say t[x] for "the tangent of x" (forward mode)
 
 
 @adjoint(np.transpose, kind=ty.first, broadcast=False, methods=("transpose",), view=True,
-         sums=False, linear=True, complex=True)
-def transpose(ans, x):
-    d[x] += np.transpose(d[ans])
+         sums=False, linear=True, complex=True, domain={"x": (-2.0, 2.0), "axes": None})
+def transpose(ans, x, axes=None):
+    d[x] += np.transpose(d[ans], rt.inverse_axes(axes))
 
 
 @adjoint(np.reshape, rt.reshape, kind=ty.reshape, broadcast=False, name="rt.reshape",

@@ -234,6 +234,7 @@ from srcad.runtime.shapes import (
     atleast_2d,
     atleast_3d,
     expand_dims,
+    inverse_axes,
     keep_dims,
     outer_left,
     reshape_as,

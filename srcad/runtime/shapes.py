@@ -344,3 +344,28 @@ def _keep_dims(r, x, axis=None):
     if _is_array(r):
         return lambda r, x, axis=None: np.ascontiguousarray(r).reshape(kept(x, axis))
     return lambda r, x, axis=None: np.full(kept(x, axis), r)
+
+
+def inverse_axes(axes):
+    """The order of axes that undoes `np.transpose(x, axes)`; None for None (reversing
+    the axes undoes itself)."""
+    if axes is None:
+        return None
+    n = len(axes)
+    out = [0] * n
+    for i, a in enumerate(axes):
+        out[a % n] = i
+    return tuple(out)
+
+
+@_jit_version(inverse_axes)
+def _inverse_axes(axes):
+    if _is_none(axes):
+        return lambda axes: None
+
+    def impl(axes):
+        out, n = axes, len(axes)
+        for i in range(n):
+            out = tuple_setitem(out, (axes[i] + n) % n, i)
+        return out
+    return impl
