@@ -1,7 +1,11 @@
-"""A cotangent that a mask or a triangle sets to zero stays zero through an infinite
-derivative (0 * inf counts as 0, a strong zero): the potential energy of a distance matrix
-summed over its upper triangle has a gradient, although `np.sqrt`'s derivative is infinite
-on the diagonal. Checked against finite differences, and forward mode against reverse."""
+"""A cotangent that a mask, a triangle or an untaken branch sets to zero stays zero
+through an infinite derivative (0 * inf counts as 0, a strong zero): the potential energy
+of a distance matrix summed over its upper triangle has a gradient, although `np.sqrt`'s
+derivative is infinite on the diagonal, and so does a sum over pairs `i != j` of
+distances computed for every pair. Checked against finite differences, and forward mode
+against reverse."""
+import math
+
 import numpy as np
 import pytest
 
@@ -24,10 +28,32 @@ def lower_distances(p):
     return np.sum(np.tril(d, -1) ** 2 * 0.5)
 
 
+def pairs_skipping_the_diagonal(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        for j in range(x.shape[0]):
+            r = np.sqrt((x[j] - x[i]) ** 2)
+            if i != j:
+                s += r * x[i]
+    return s
+
+
+def math_pairs_skipping_the_diagonal(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        for j in range(x.shape[0]):
+            r = math.sqrt((x[j] - x[i]) * (x[j] - x[i]) + 0.0)
+            if i != j:
+                s += r
+    return s
+
+
 CASES = [
     (potential, lambda: (np.array([[0.1, 0.3], [0.7, -0.2], [-0.5, 0.4], [0.2, 0.9]]),
                          np.array([[1.0], [2.0], [0.5], [1.5]])), (0, 1)),
     (lower_distances, lambda: (np.array([0.3, -0.4, 1.2, 0.8]),), 0),
+    (pairs_skipping_the_diagonal, lambda: (np.array([0.1, 0.5, 0.9]),), 0),
+    (math_pairs_skipping_the_diagonal, lambda: (np.array([0.1, 0.5, 0.9]),), 0),
 ]
 
 

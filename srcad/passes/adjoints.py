@@ -138,13 +138,15 @@ class Adjoints:
 
     def masked(self):
         """Variables whose cotangent may be zero because a mask (`np.where`, `maximum`,
-        `minimum`, `clip`, `max`, `min`) routed nothing to them, and the variables computed
-        on the way to them: their adjoints treat a zero cotangent as a strong zero. (Not
+        `minimum`, `clip`, `max`, `min`, `np.triu`) routed nothing to them or because they
+        are read only under an `if` or in a loop that may not run them (`r = np.sqrt(d)`,
+        then `if i != j: s += r`), and the variables computed on the way to them: their
+        adjoints treat a zero cotangent as a strong zero. (Not
         arrays whose elements a write overwrote: there a zero cotangent may also be a
         value, `3 * a ** 2` at `a = 0`, and 0 * inf is then the honest NaN.)"""
         if self.ctx.masked is not None:
             return self.ctx.masked
-        masked, defs = set(), []
+        masked, defs = _read_conditionally(self.ctx.fnode.body), []
         for s, _ in statements(self.ctx.fnode.body):
             if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
                 rule, bound = bound_args(s.value, self.ctx)
@@ -183,11 +185,22 @@ class Adjoints:
             elif self.is_active(atom):
                 if rule.broadcast and t in self.masked() and \
                         not _is_d_ans(value, self.ctx.d(t)):
-                    value = ir.call("rt.strong", ir.name(self.ctx.d(t)), value)
+                    value = self.strong(t, value)
                 out.append((atom, value))
         return [self.accumulate(term[0], term[1], self.ctx.kinds[t], rule.broadcast,
                                 complex_value or _imaginary(term[1]))
                 if isinstance(term, tuple) else term for term in self.twins(out)]
+
+    def strong(self, t, value):
+        """`value`, or 0 where the cotangent of `t` is 0: `rt.strong` on arrays; of a number
+        `0.0 if d_t == 0.0 else value`, which does not compute `value` then (an infinite
+        derivative, `0.5 / r` at `r == 0`, would raise ZeroDivisionError in Python's
+        arithmetic and in compiled code)."""
+        d = ir.name(self.ctx.d(t))
+        if self.ndim(ir.name(t)):
+            return ir.call("rt.strong", d, value)
+        zero = gast.Compare(left=d, ops=[gast.Eq()], comparators=[ir.const(0.0)])
+        return gast.IfExp(test=zero, body=ir.const(0.0), orelse=value)
 
     def twins(self, terms):
         """Two equal terms in a row into an array of two or more dimensions (`x * x` adds
@@ -363,3 +376,25 @@ class Adjoints:
                                ctx=gast.Store())
         out.append(ir.assign(clear, ir.const(0.0)))
         return out
+
+
+def _read_conditionally(stmts):
+    """The names assigned in a block and read only inside the `if`s nested in it, on one
+    of their paths (not by the block's own statements, the tests, or its loops): when the
+    branch is not taken, their cotangent is zero because nothing read them."""
+    out = set()
+    defined, direct, nested = set(), set(), set()
+    for s in stmts:
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
+            defined.add(s.targets[0].id)
+        if isinstance(s, gast.If):
+            direct.update(n.id for n in ir.names(s.test) if isinstance(n.ctx, gast.Load))
+            body, orelse = ({n.id for inner in branch for n in ir.names(inner)
+                             if isinstance(n.ctx, gast.Load)} for branch in (s.body, s.orelse))
+            direct |= body & orelse  # read on either path
+            nested |= body ^ orelse
+        else:
+            direct.update(n.id for n in ir.names(s) if isinstance(n.ctx, gast.Load))
+        if isinstance(s, (gast.If, gast.For, gast.While)):
+            out |= _read_conditionally(s.body) | _read_conditionally(s.orelse)
+    return out | ((defined & nested) - direct)
