@@ -1,13 +1,13 @@
 """Python's `max` and `min` of one iterable (a list, an array, a range, a generator with
 `if` clauses, with `default=`): the value Python computes, its exceptions, and the
-gradient of the item Python picks."""
+gradient of the item Python picks; NumPy's over several axes in forward mode."""
 import math
 
 import numpy as np
 import pytest
 
 import srcad
-from tests.fd import assert_value_and_grad
+from tests.fd import assert_value_and_grad, fd_grad
 
 
 def spread(xs):
@@ -87,3 +87,16 @@ def test_a_key_is_refused_by_name():
 
     with pytest.raises(srcad.SrcadError, match="key"):
         srcad.grad(keyed, jit=False)([1.0, -2.0])
+
+
+def pooled(x):
+    return np.sum(np.max(x, axis=(1, 2)) ** 2) + np.sum(np.min(x, axis=(0, -1)))
+
+
+def test_extrema_over_several_axes_forward_against_reverse_and_finite_differences():
+    rng = np.random.default_rng(0)
+    x, t = rng.standard_normal((2, 2, 2, 3)), rng.standard_normal((2, 2, 2, 3))
+    _, tangent = srcad.jvp(pooled, (x,), (t,), jit=False)
+    grad = srcad.grad(pooled, jit=False)(x)
+    np.testing.assert_allclose(grad, fd_grad(pooled, (x,), 0), rtol=1e-6, atol=1e-8)
+    assert tangent == pytest.approx(float(np.sum(grad * t)), rel=1e-12)

@@ -140,6 +140,12 @@ def select_tangent(t, x, ans, axis):
     t = np.broadcast_to(t, np.shape(x))
     if axis is None:
         return t.flat[int(np.argmax(_is_extreme(np.ravel(x), ans)))]
+    if isinstance(axis, tuple):  # the reduced axes last, as one: a reduction along it
+        reduced = [a % x.ndim for a in axis]
+        kept = [a for a in range(x.ndim) if a not in reduced]
+        shape = [x.shape[a] for a in kept] + [-1]
+        return select_tangent(np.transpose(t, kept + reduced).reshape(shape),
+                              np.transpose(x, kept + reduced).reshape(shape), ans, -1)
     hit = np.argmax(_is_extreme(x, np.expand_dims(ans, axis)), axis=axis)
     out = np.squeeze(np.take_along_axis(t, np.expand_dims(hit, axis), axis), axis)
     return out[()] if out.ndim == 0 else out
