@@ -283,3 +283,16 @@ def test_growing_a_list_is_told_to_fill_an_array():
     message = refusal(grows_a_list, 1.5)
     assert "srcad does not grow lists" in message and "states[i] = ..." in message
     assert_points_at(message, line_of(grows_a_list, "states.append"))
+
+
+def sets_a_shape(x):
+    y = x * 2.0
+    y.shape = (2, 2)  # an attribute assigned
+    return np.sum(y)
+
+
+def test_an_attribute_assigned_is_refused_with_a_rewrite():
+    message = refusal(sets_a_shape, np.ones(4))
+    assert_names_construct(message, "attribute")
+    assert "`.shape`" in message and "reshape" in message
+    assert_points_at(message, line_of(sets_a_shape, "y.shape ="))

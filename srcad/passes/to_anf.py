@@ -213,7 +213,11 @@ class ToANF:
             return pre + more + [out]
         if isinstance(target, (gast.Tuple, gast.List)):
             return self.unpack(target, value, node)
-        raise self.error(f"cannot assign to a {type(target).__name__.lower()}", node)
+        if isinstance(target, gast.Attribute):
+            raise self.error(f"cannot assign to the attribute `.{target.attr}`", node,
+                             "make a new value instead: `y = x.reshape(n)` for "
+                             "`x.shape = n`")
+        raise self.error(f"cannot assign to a target of this kind ({type(target).__name__})", node)
 
     def merged(self, target, node):
         """`a[i][j] = v` as `a[i, j] = v`: the same element when `i` is an integer, which
