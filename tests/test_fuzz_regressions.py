@@ -406,3 +406,26 @@ def test_masked_write_then_a_replayed_loop_that_reads_the_array():
                 z = 3
             a *= math.tanh(0.5 + x) + np.sum(m)
         """, out=2)
+
+
+def test_a_negative_power_of_integer_literals_is_a_float_through_a_loop_tape():
+    # grammar seed 3325: `v3 = 3 ** (-2)` is 0.111 (Python computes it), but was typed an
+    # integer, so the tape of the parallel loop's caller (an int64 array) kept 0 for the
+    # reverse sweep, whose replayed `max` then picked another item: a wrong gradient
+    for jit in (False, True):
+        check("""
+            from numba import prange
+
+
+            def f(x, y, a, m):
+                v1 = math.e ** 0.1 / math.e ** (-y)
+                v3 = 3 ** (-2)
+                acc6 = 1.0
+                for i5 in prange(4):
+                    for i8 in range(3):
+                        pass
+                    acc6 += max([np.tanh(math.atan(max((0.5, 0.5, 2 ** v3)))), 0.5,
+                                 math.cos(v1 / (1.5 + 0.25))])
+                    acc6 += x * v3
+                return acc6 + np.sum(a) + np.sum(m)
+            """, seed=3325, jit=jit)

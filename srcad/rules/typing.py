@@ -42,7 +42,8 @@ def arith(k, c):
 
 def power(k, c):
     """`**`: as `arith`, but a power of two numbers written in the code is what Python
-    makes of it when it compiles the module: `(-3) ** 0.5` is complex."""
+    makes of it when it compiles the module: `(-3) ** 0.5` is complex, `3 ** -2` a
+    float."""
     x, y = c.get("x"), c.get("y")
     if isinstance(x, gast.Constant) and isinstance(y, gast.Constant) and all(
             isinstance(v.value, (int, float, complex)) and not isinstance(v.value, bool)
@@ -53,6 +54,8 @@ def power(k, c):
             value = None
         if isinstance(value, complex):
             return Kind("c", 0)
+        if isinstance(value, float):
+            return Kind("f", 0)
     return arith(k, c)
 
 
