@@ -74,16 +74,16 @@ class _GuardedCache:
 
 def compile_failure(exc):
     """Whether `exc` means that Numba could not compile a function, as opposed to an error
-    the compiled code raised: an error of Numba's, or a NotImplementedError or
-    AssertionError raised inside Numba itself (compiled code raising one, an `assert`
-    of the user's, has no frame in Numba)."""
+    the compiled code raised: an error of Numba's, or any other exception raised inside
+    Numba's compiler or llvmlite (a TypeError of its lowering, an AssertionError of its
+    own checks). Compiled code raising an exception, an `assert` of the user's, has no
+    frame there: the dispatcher returns the compiled function, which runs after it."""
     if isinstance(exc, numba.core.errors.NumbaError):
         return True
-    if not isinstance(exc, (NotImplementedError, AssertionError)):
-        return False
     tb = exc.__traceback__
     while tb is not None:
-        if tb.tb_frame.f_globals.get("__name__", "").startswith("numba."):
+        module = tb.tb_frame.f_globals.get("__name__", "")
+        if module.startswith(("numba.", "llvmlite.")) and module != "numba.core.dispatcher":
             return True
         tb = tb.tb_next
     return False

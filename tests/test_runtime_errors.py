@@ -315,3 +315,26 @@ def test_an_integer_to_a_negative_integer_power_is_refused_where_it_runs(jit):
     assert str(info.value).startswith(line_of(integer_power, "p = n ** k") + "ValueError: "
                                       "an integer to a negative integer power"), str(info.value)
     assert "float(a) ** b" in str(info.value)
+
+
+def test_an_error_inside_numbas_compiler_is_a_compile_failure_one_of_the_code_is_not():
+    # Numba's lowering can fail with a bare TypeError (npbench's resnet: float32 and float64
+    # buffers through one helper); that must fall back to Python like any compile failure,
+    # and an exception the compiled code raises must not
+    import numba
+    from numba.core import types
+
+    from codegen.jit import compile_failure
+    with pytest.raises(TypeError) as inside:
+        types.UniTuple(numba.float64, "a")
+    assert compile_failure(inside.value)
+
+    @numba.njit
+    def raises(x):
+        if x > 0:
+            raise TypeError("the code's own")
+        return x
+
+    with pytest.raises(TypeError) as own:
+        raises(1.0)
+    assert not compile_failure(own.value)

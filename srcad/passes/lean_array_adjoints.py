@@ -183,10 +183,10 @@ def _parents(stmts):
 def _only_read(node, parent, aliases):
     """Whether the value of `node` (an expression) is only read where it stands: an operand
     of arithmetic or of a helper marked `fresh` (a new array, no argument written), the
-    term `rt.add_to` adds, a shape read or a copy taken. Through `rt.unbroadcast`, which
-    may return its first argument itself, its result must be only read, or assigned to a
-    name (recorded in `aliases`, name -> the node's name, which that name must then
-    share)."""
+    term `rt.add_to` adds, a shape read or a copy taken. Through `rt.unbroadcast` and
+    `rt.expand`, which may return their first argument itself or a view of it, their
+    result must be only read, or assigned to a name (recorded in `aliases`, name -> the
+    node's name, which that name must then share)."""
     p = parent.get(node)
     if isinstance(p, gast.Subscript):
         if p.value is not node:
@@ -203,7 +203,7 @@ def _only_read(node, parent, aliases):
     func = ir.dotted_text(p.func)
     if func == "rt.add_to":
         return p.args[1] is node
-    if func == "rt.unbroadcast":
+    if func in ("rt.unbroadcast", "rt.expand"):  # the result may be the argument, or a view
         if p.args[1] is node:
             return True
         above = parent.get(p)
@@ -212,14 +212,33 @@ def _only_read(node, parent, aliases):
             aliases.setdefault(above.targets[0].id, set()).add(node.id)
             return True
         return _only_read(p, parent, aliases)
+    if func == "rt.strong" and p.args[0] is node:
+        return True  # only compared with 0
     return func == "np.sum" or _helper_fact(p.func, "fresh") is True
+
+
+def _fresh(e):
+    """Whether the array `e` computes is a new one: arithmetic, a helper marked `fresh`,
+    or a strong zero of one (`rt.strong(g, v)` is `v` itself where no zero mattered)."""
+    if isinstance(e, (gast.BinOp, gast.UnaryOp)):
+        return True
+    if not isinstance(e, gast.Call):
+        return False
+    if ir.dotted_text(e.func) == "rt.strong" and len(e.args) == 2:
+        return _fresh(e.args[1])
+    return _helper_fact(e.func, "fresh") is True
+
+
+def _copied(value):
+    """Whether `value` is `<expression>.copy()`."""
+    return isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) \
+        and value.func.attr == "copy" and not value.args and not value.keywords
 
 
 def _unbroadcast_of_name(value):
     """(`g`, `v`, copied) when `value` is `rt.unbroadcast(g, v)` or its `.copy()`, `g` a
     name; else None."""
-    copied = isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) \
-        and value.func.attr == "copy" and not value.args and not value.keywords
+    copied = _copied(value)
     inner = value.func.value if copied else value
     if isinstance(inner, gast.Call) and ir.dotted_text(inner.func) == "rt.unbroadcast" \
             and len(inner.args) == 2 and not inner.keywords \
@@ -269,11 +288,12 @@ def _shared(stmts, arrays, params):
         pieces = _unbroadcast_of_name(value)
         if pieces is not None:
             return pieces[2] or owned(pieces[0], k, seen + (g,))
+        if _copied(value):
+            return True
         if isinstance(value, gast.Call) and ir.dotted_text(value.func) == "rt.unbroadcast":
             value = value.args[0]
-        return isinstance(value, (gast.BinOp, gast.UnaryOp)) or (
-            isinstance(value, gast.Call) and (ir.dotted_text(value.func) in _NEW_ARRAYS
-                                              or _helper_fact(value.func, "fresh") is True))
+        return _fresh(value) or (isinstance(value, gast.Call)
+                                 and ir.dotted_text(value.func) in _NEW_ARRAYS)
 
     source = {}  # shared adjoint -> the adjoint it was summed from, first of its chain
     for k, s in enumerate(stmts):
@@ -319,9 +339,7 @@ def _shaped_value(s, d, v):
             or e.args[pos].id != v:
         return None
     g = e.args[0]
-    fresh = isinstance(g, (gast.BinOp, gast.UnaryOp)) or (
-        isinstance(g, gast.Call) and _helper_fact(g.func, "fresh"))
-    if may_return_first and not fresh:  # g itself may come back: copy it
+    if may_return_first and not _fresh(g):  # g itself may come back: copy it
         return gast.Call(func=gast.Attribute(value=e, attr="copy", ctx=gast.Load()),
                          args=[], keywords=[])
     return e

@@ -252,8 +252,13 @@ def flatten(x):
 
 def strong(g, value):
     """`value` where the cotangent `g` is nonzero, else 0: a cotangent that a mask set to
-    zero stays zero through the operation (0 * inf and 0 * nan count as 0)."""
+    zero stays zero through the operation (0 * inf and 0 * nan count as 0). `value` is
+    an adjoint term, linear in `g`: without a NaN or an infinity in it, it is 0 where `g`
+    is, and comes back as it is (one pass to sum it, where the test and the choice
+    are two passes and two new arrays)."""
     if np.ndim(g) or np.ndim(value):
+        if np.isfinite(np.sum(value)):
+            return value
         return np.where(g == 0.0, 0.0, value)
     return 0.0 if g == 0.0 else value
 
