@@ -73,6 +73,16 @@ def walk(node):
     return out
 
 
+def parents(*nodes):
+    """Each node's parent, over the trees `nodes` (statements, or a function)."""
+    parent = {}
+    for node in nodes:
+        for n in walk(node):
+            for c in gast.iter_child_nodes(n):
+                parent[c] = n
+    return parent
+
+
 def names(node):
     """The `Name` nodes of `node` (itself included), in `gast.walk`'s order."""
     out, todo = [], [node]

@@ -170,16 +170,6 @@ def _added_to(stmts, arrays):
     return out
 
 
-def _parents(stmts):
-    """Each node's parent, over the statements `stmts`."""
-    parent = {}
-    for s in stmts:
-        for n in ir.walk(s):
-            for c in gast.iter_child_nodes(n):
-                parent[c] = n
-    return parent
-
-
 def _only_read(node, parent, aliases):
     """Whether the value of `node` (an expression) is only read where it stands: an operand
     of arithmetic or of a helper marked `fresh` (a new array, no argument written), the
@@ -256,7 +246,7 @@ def _shared(stmts, arrays, params):
     protected `g` from later additions into `d`, and the caller's gradients from each
     other), and a chain of them sums the first adjoint directly; adjoints no longer read
     are dropped."""
-    parent = _parents(stmts)
+    parent = ir.parents(*stmts)
     defs, last_write, aliases = {}, {}, {}
     for k, s in enumerate(stmts):
         for n in ir.names(s):

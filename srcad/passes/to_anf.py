@@ -67,10 +67,8 @@ class ToANF:
         with a constant `k`, or unpacked whole (`a, b = t`): its items become names of their own,
         `t = (a, 2.0 * b); t[1]` is `t_1 = 2.0 * b; t_1`. A tuple of values with gradients
         needs no tuple of adjoints then."""
-        parent, stores, found = {}, {}, {}
+        parent, stores, found = ir.parents(fnode), {}, {}
         for n in ir.walk(fnode):
-            for c in gast.iter_child_nodes(n):
-                parent[c] = n
             if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load):
                 stores[n.id] = stores.get(n.id, 0) + 1
         for n in ir.walk(fnode):
