@@ -12,8 +12,10 @@ SRCAD_CACHE_DIR, so what is timed is compilation, not loading from a cache:
 - tape: the arrays and scalars the forward sweep saves for one call, and their bytes;
 - check: the gradient against central finite differences at the same (small) inputs.
 
-Both compilations run after Numba has compiled a small function once, so neither pays
-Numba's own start-up; srcad's runtime helpers come from Numba's disk cache when an
+Both compilations run after each tool has compiled a small function once, so neither
+pays its one-time start-up (Numba's, and srcad's own, which imports the transform; the
+`start s` column prints srcad's, `python -m benchmarks.startup` measures both); srcad's
+runtime helpers come from Numba's disk cache when an
 earlier run filled it, as they do for a user. Nothing here asserts a timing.
 """
 import argparse
@@ -59,6 +61,10 @@ def tape_counts(tape):
     return 0, 1, 0
 
 
+def _twice(x):
+    return x * 2.0
+
+
 def measure_one(name):
     """One function's row (a dict), measured in this process."""
     import numba
@@ -67,9 +73,11 @@ def measure_one(name):
     case = BY_NAME[name]
     args = case.args()
     numba.njit(lambda x: x * 2.0)(np.ones(2))  # Numba's own start-up, paid by neither
+    start = time.perf_counter()
+    srcad.grad(_twice, jit=True)(1.0)  # and srcad's (importing the transform)
+    row = {"name": name, "ndim": case.ndim, "start_s": time.perf_counter() - start}
     primal = numba.njit(case.fn)
-    row = {"name": name, "ndim": case.ndim,
-           "primal_s": _first_minus_warm(lambda: primal(*args))}
+    row["primal_s"] = _first_minus_warm(lambda: primal(*args))
     g = srcad.value_and_grad(case.fn, wrt=case.wrt, jit=True)
     row["srcad_s"] = _first_minus_warm(lambda: g(*args))
     c = g.last
@@ -98,14 +106,15 @@ def run_fresh(name, cache):
 
 def render(rows):
     head = ["function", "ndim", "primal s", "srcad s", "fwd s", "rev s", "ratio",
-            "tape arrays", "tape scalars", "tape kB", "check"]
+            "start s", "tape arrays", "tape scalars", "tape kB", "check"]
     body = []
     for r in rows:
         ok = "srcad_s" in r
         ratio = r["srcad_s"] / r["primal_s"] if ok and r["primal_s"] > 0 else None
         body.append([r["name"], str(r["ndim"])] + [
             _sig(r.get(k)) for k in ("primal_s", "srcad_s", "fwd_s", "rev_s")] + [
-            _sig(ratio), str(r.get("tape_arrays", "-")), str(r.get("tape_scalars", "-")),
+            _sig(ratio), _sig(r.get("start_s")), str(r.get("tape_arrays", "-")),
+            str(r.get("tape_scalars", "-")),
             _sig(r["tape_bytes"] / 1e3) if ok else "-",
             "ok" if r["check"] == "ok" else "FAIL"])
     widths = [max(len(c) for c in col) for col in zip(head, *body)]
@@ -118,7 +127,9 @@ def render(rows):
                "srcad s: value_and_grad, first call (transform and both sweeps compiled) "
                "minus a warm call, each function in a fresh process with an empty "
                "SRCAD_CACHE_DIR; fwd s / rev s: Numba's compile time of each sweep; "
-               "ratio = srcad s / primal s; tape: what one forward sweep saves.")
+               "ratio = srcad s / primal s; start s: srcad's one-time start-up in that "
+               "process, before either was timed (not in srcad s); tape: what one forward "
+               "sweep saves.")
     passed = sum(r["check"] == "ok" for r in rows)
     out.append(f"srcad gradient checks: {passed}/{len(rows)} passed.")
     out += [f"{r['name']}: {r['check']}" for r in rows if r["check"] != "ok"]
