@@ -73,9 +73,13 @@ class Context:
     tape_slots: list = field(default_factory=list)
     stacked: bool = False
     view_adjoints: set = field(default_factory=set)
+    view_reads: set = field(default_factory=set)  # (d_x, index dumped, d_t) of `t = x[index]`
     shapes_stacked: set = field(default_factory=set)  # LeanTape: pushed, as shapes only
     current: object = None
     masked: object = None  # Adjoints: strong zeros of masked rules
+    static_shapes: object = None  # Adjoints: variable -> its shape where the code tells it
+    # (adjoint, term dumped) of `d_x += term` where the term has x's shape, unsummed
+    shaped_terms: set = field(default_factory=set)
     tangent_names: dict = field(default_factory=dict)  # ForwardAD: variable -> its tangent
     # SafeReassociation
     reassociable: bool = False

@@ -134,7 +134,8 @@ def differentiate(ctx, wrt_names, fwd_name, rev_name):
     arrays = {d for v, d in ctx.adjoint_names.items() if getattr(ctx.kinds.get(v), "ndim", 0)}
     # a complex adjoint keeps its zero fill: the first term added to it may be real
     filled = {d for v, d in ctx.adjoint_names.items() if ctx.kinds[v].is_complex}
-    rev = _run(ctx, LeanArrayAdjoints, lambda f: LeanArrayAdjoints(arrays, filled).run(f), rev)
+    rev = _run(ctx, LeanArrayAdjoints, lambda f: LeanArrayAdjoints(
+        arrays, filled, ctx.view_reads, ctx.shaped_terms).run(f), rev)
     scalars, temporaries = _scalar_adjoints(ctx)
     rev = _run(ctx, TidyAdjoints, lambda f: TidyAdjoints(scalars, temporaries).run(f), rev)
     fwd = _run(ctx, RestoreRaises, lambda f: RestoreRaises(ctx).run(f), fwd)

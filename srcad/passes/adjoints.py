@@ -6,6 +6,7 @@ import gast
 from codegen import fill
 from srcad.passes import ir
 from srcad.passes.activity import bound_args, names, statements
+from srcad.passes.static_shapes import same_shape, static_shapes
 
 
 def _replace_d(node, bound, ans):
@@ -105,16 +106,22 @@ class Adjoints:
             node.args = [self.looped(a) for a in node.args]
         return node
 
-    def accumulate(self, atom, value, result_kind, broadcast, complex_value=False):
-        """`d_atom += value`, summing `value` down to `atom`'s shape where it broadcast.
-        A `complex_value` added to a real variable's adjoint adds its real part: under
-        JAX's convention, the derivative along the real axis."""
+    def accumulate(self, atom, value, result_kind, broadcast, complex_value=False, t=None):
+        """`d_atom += value`, summing `value` down to `atom`'s shape where it broadcast:
+        not where the code says `atom` has the shape of the result `t` (see
+        `srcad.passes.static_shapes`; `ctx.shaped_terms` records the term, which
+        LeanArrayAdjoints may then assign). A `complex_value` added to a real variable's
+        adjoint adds its real part: under JAX's convention, the derivative along the real
+        axis."""
         k = self.kind(atom)
         rk = result_kind
         value = self.looped(value)
         if broadcast and rk is not None and getattr(rk, "ndim", 0) > 0:
             if k.ndim == 0:
                 value = ir.call("np.sum", value)
+            elif t is not None and same_shape(self.shapes(), atom.id, t) \
+                    and not (complex_value and not k.is_complex):
+                self.ctx.shaped_terms.add((self.ctx.d(atom.id), gast.dump(value)))
             else:
                 value = ir.call("rt.unbroadcast", value, ir.name(atom.id))
         if complex_value and not k.is_complex:
@@ -135,6 +142,13 @@ class Adjoints:
         if rule is None or not rule.body:
             return []
         return self.instantiate(rule, t, bound)
+
+    def shapes(self):
+        """The shapes the code tells (`srcad.passes.static_shapes`), found once."""
+        if self.ctx.static_shapes is None:
+            self.ctx.static_shapes = static_shapes(
+                self.ctx.fnode, self.ctx.kinds, lambda op: bound_args(op, self.ctx))
+        return self.ctx.static_shapes
 
     def masked(self):
         """Variables whose cotangent may be zero because a mask (`np.where`, `maximum`,
@@ -188,7 +202,7 @@ class Adjoints:
                     value = self.strong(t, value)
                 out.append((atom, value))
         return [self.accumulate(term[0], term[1], self.ctx.kinds[t], rule.broadcast,
-                                complex_value or _imaginary(term[1]))
+                                complex_value or _imaginary(term[1]), t)
                 if isinstance(term, tuple) else term for term in self.twins(out)]
 
     def strong(self, t, value):
@@ -267,6 +281,7 @@ class Adjoints:
         if self.ctx.kinds[t].ndim > 0 and self.basic(op.slice):
             piece = gast.Subscript(value=ir.name(self.ctx.d(x.id)),
                                    slice=copy.deepcopy(op.slice), ctx=gast.Load())
+            self.ctx.view_reads.add((self.ctx.d(x.id), gast.dump(op.slice), self.ctx.d(t)))
             return [gast.Expr(value=ir.call("rt.add_to", piece, ir.name(self.ctx.d(t))))]
         target = gast.Subscript(value=ir.name(self.ctx.d(x.id)), slice=copy.deepcopy(op.slice),
                                 ctx=gast.Store())

@@ -1,6 +1,6 @@
 """LeanArrayAdjoints: array adjoints in a reverse sweep without needless passes over memory.
 
-Five rewrites of the reverse sweep, none changing a value:
+Six rewrites of the reverse sweep, none changing a value:
 
 - `d = np.zeros_like(v)` whose first use, in the sweep's top-level straight-line code, is
   `d += <a new array shaped like v>` becomes that one assignment: no zero fill; any other
@@ -18,6 +18,9 @@ Five rewrites of the reverse sweep, none changing a value:
   `d_a = rt.unbroadcast(d_t, a)` is `d_a = rt.unbroadcast(d_u, a)`: `a` broadcast to
   `t`'s shape, `t` to `d_u`'s; summing in two steps or one is the same sum): the terms of
   `a + b + c - d` take their adjoints from the sum's, with no copy and no array between.
+- An adjoint only added into a view of another (`rt.add_to(d_x[2:], d_a)`, the adjoint of
+  `a = x[2:]`) is not made: what it was made from is added there (`rt.add_to` sums it
+  down to the view's shape, as `rt.unbroadcast` did).
 
 >>> import gast
 >>> from codegen import to_source
@@ -66,6 +69,29 @@ def f_rev(x, tape, d_out):
     rt.add_to(d_x[2:], d_a)
     rt.add_to(d_x[1:-1], d_b)
     return d_x,
+
+Given which views the adjoints are added into (ReverseAD records them), those adjoints are
+not made at all:
+
+>>> fn = gast.parse('''def f_rev(x, tape, d_out):
+...     u = tape
+...     d_x = np.zeros_like(x)
+...     d_u = rt.mul(d_out, u)
+...     d_a = rt.unbroadcast(d_u, a)
+...     rt.add_to(d_x[2:], d_a)
+...     d_b = rt.mul(d_u, 2.0)
+...     rt.add_to(d_x[1:-1], d_b)
+...     return d_x,''').body[0]
+>>> views = {("d_x", gast.dump(gast.parse("x[2:]").body[0].value.slice), "d_a"),
+...          ("d_x", gast.dump(gast.parse("x[1:-1]").body[0].value.slice), "d_b")}
+>>> print(to_source(LeanArrayAdjoints({"d_x", "d_u", "d_a", "d_b"}, (), views).run(fn)).strip())
+def f_rev(x, tape, d_out):
+    u = tape
+    d_x = np.zeros_like(x)
+    d_u = rt.mul(d_out, u)
+    rt.add_to(d_x[2:], d_u)
+    rt.add_to(d_x[1:-1], rt.mul(d_u, 2.0))
+    return d_x,
 """
 import gast
 
@@ -82,12 +108,13 @@ def _helper_fact(func, fact):
         else None
 
 
-def _first_assignments(stmts, filled=()):
+def _first_assignments(stmts, filled=(), shaped=()):
     """`d = np.zeros_like(v)` whose first use, in this straight-line list, is
     `d += <an array shaped like v>` becomes one assignment: no zero fill, one pass less
-    over the array; `d += e` of another `e` (broadcast to `v`'s shape: a reduction's
-    cotangent) becomes `d = rt.filled(e, v)`. Inside loops and branches nothing
-    changes."""
+    over the array (`shaped`: the (adjoint, term dumped) that Adjoints knows to have the
+    shape, of which a term that is not a new array is copied); `d += e` of another `e`
+    (broadcast to `v`'s shape: a reduction's cotangent) becomes `d = rt.filled(e, v)`.
+    Inside loops and branches nothing changes."""
     out, inits = list(stmts), {}
     for k, s in enumerate(out):
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) \
@@ -99,6 +126,13 @@ def _first_assignments(stmts, filled=()):
         for d in sorted({n.id for n in ir.names(s) if n.id in inits}):
             k0, v = inits.pop(d)
             value = _shaped_value(s, d, v)
+            if value is None and isinstance(s, gast.AugAssign) and isinstance(s.op, gast.Add) \
+                    and isinstance(s.target, gast.Name) and s.target.id == d \
+                    and (d, gast.dump(s.value)) in shaped \
+                    and not any(n.id == d for n in ir.names(s.value)):
+                value = s.value if _fresh(s.value) else gast.Call(
+                    func=gast.Attribute(value=s.value, attr="copy", ctx=gast.Load()),
+                    args=[], keywords=[])
             if value is None and isinstance(s, gast.AugAssign) and isinstance(s.op, gast.Add) \
                     and isinstance(s.target, gast.Name) and s.target.id == d \
                     and not any(n.id == d for n in ir.names(s.value)):
@@ -178,6 +212,10 @@ def _only_read(node, parent, aliases):
     result must be only read, or assigned to a name (recorded in `aliases`, name -> the
     node's name, which that name must then share)."""
     p = parent.get(node)
+    if isinstance(p, gast.Assign) and p.value is node and isinstance(node, gast.Name) \
+            and len(p.targets) == 1 and isinstance(p.targets[0], gast.Name):
+        aliases.setdefault(p.targets[0].id, set()).add(node.id)  # `d = g`: one array
+        return True
     if isinstance(p, gast.Subscript):
         if p.value is not node:
             return True  # an index
@@ -227,9 +265,11 @@ def _copied(value):
 
 def _unbroadcast_of_name(value):
     """(`g`, `v`, copied) when `value` is `rt.unbroadcast(g, v)` or its `.copy()`, `g` a
-    name; else None."""
+    name; (`g`, None, True) for `g.copy()`; else None."""
     copied = _copied(value)
     inner = value.func.value if copied else value
+    if copied and isinstance(inner, gast.Name):
+        return inner.id, None, True
     if isinstance(inner, gast.Call) and ir.dotted_text(inner.func) == "rt.unbroadcast" \
             and len(inner.args) == 2 and not inner.keywords \
             and isinstance(inner.args[0], gast.Name):
@@ -240,12 +280,13 @@ def _unbroadcast_of_name(value):
 _NEW_ARRAYS = {"np.zeros", "np.zeros_like", "np.ones", "np.full", "np.empty"}
 
 
-def _shared(stmts, arrays, params):
+def _shared(stmts, arrays, params, view_reads=()):
     """An adjoint `d = rt.unbroadcast(g, v).copy()` of the sweep's top level shares `g`'s
     array when nothing writes either name after it, nor returns `d` (the copy only
     protected `g` from later additions into `d`, and the caller's gradients from each
-    other), and a chain of them sums the first adjoint directly; adjoints no longer read
-    are dropped."""
+    other), and a chain of them sums the first adjoint directly; one only added into a
+    view of another (`rt.add_to(d_x[1:], d_a)`, `a = x[1:]`) adds the sum there itself
+    (`view_reads`, see `_folded`); adjoints no longer read are dropped."""
     parent = ir.parents(*stmts)
     defs, last_write, aliases = {}, {}, {}
     for k, s in enumerate(stmts):
@@ -275,6 +316,8 @@ def _shared(stmts, arrays, params):
         if g not in defs:
             return g in params
         value = stmts[defs[g]].value
+        if isinstance(value, gast.Name):  # `g = h`, shared
+            return owned(value.id, k, seen + (g,))
         pieces = _unbroadcast_of_name(value)
         if pieces is not None:
             return pieces[2] or owned(pieces[0], k, seen + (g,))
@@ -297,8 +340,56 @@ def _shared(stmts, arrays, params):
         g, v, _ = pieces
         g = source.get(g, g)
         source[s.targets[0].id] = g
-        s.value = ir.call("rt.unbroadcast", ir.name(g), v)
-    return _without_unread(stmts, set(source))
+        s.value = ir.name(g) if v is None else ir.call("rt.unbroadcast", ir.name(g), v)
+    folded = _folded(stmts, view_reads, defs, last_write)
+    return _without_unread(stmts, set(source) | folded)
+
+
+def _folded(stmts, view_reads, defs, last_write):
+    """`d_a = rt.unbroadcast(e, a)` (no copy; or `d_a = e`, `e` a name or a new array),
+    read only by `rt.add_to(d_x[i], d_a)`, the adjoint of `a = x[i]` (in `view_reads`:
+    (`d_x`, `i` dumped, `d_a`), which ReverseAD records), becomes `rt.add_to(d_x[i], e)`:
+    `d_x[i]` has `a`'s shape, and `rt.add_to` sums `e` down to it as `rt.unbroadcast`
+    did, so one call and one array fewer (each helper a reverse sweep calls is code that
+    Numba links into it and compiles again).
+    Neither `d_a` nor anything in `e` is written after `d_a`'s assignment. Returns the
+    names of the adjoints folded away."""
+    reads = {}
+    for s in stmts:
+        for n in ir.names(s):
+            if isinstance(n.ctx, gast.Load):
+                reads[n.id] = reads.get(n.id, 0) + 1
+    folded = set()
+    for s in stmts:
+        if not (isinstance(s, gast.Expr) and isinstance(s.value, gast.Call)
+                and ir.dotted_text(s.value.func) == "rt.add_to" and len(s.value.args) == 2):
+            continue
+        view, d_a = s.value.args
+        if not (isinstance(d_a, gast.Name) and reads.get(d_a.id) == 1 and d_a.id in defs
+                and d_a.id not in last_write and isinstance(view, gast.Subscript)
+                and isinstance(view.value, gast.Name)
+                and (view.value.id, gast.dump(view.slice), d_a.id) in view_reads):
+            continue
+        k = defs[d_a.id]
+        value = stmts[k].value
+        if isinstance(value, gast.Call) and ir.dotted_text(value.func) == "rt.unbroadcast" \
+                and len(value.args) == 2 and not value.keywords:
+            value = value.args[0]
+        elif not (isinstance(value, gast.Name) or _fresh(value)):
+            continue
+        if any(last_write.get(n, -1) >= k for n in _values_read(value)):
+            continue
+        s.value.args[1] = value
+        folded.add(d_a.id)
+    return folded
+
+
+def _values_read(e):
+    """The names whose values `e` reads: not a module that a call's name starts with
+    (`rt` of `rt.mul(...)`)."""
+    modules = {id(c.func.value) for c in gast.walk(e) if isinstance(c, gast.Call)
+               and isinstance(c.func, gast.Attribute) and isinstance(c.func.value, gast.Name)}
+    return {n.id for n in ir.names(e) if id(n) not in modules}
 
 
 def _without_unread(stmts, names):
@@ -337,19 +428,21 @@ def _shaped_value(s, d, v):
 
 class LeanArrayAdjoints:
     """Transformation of one reverse sweep (see the module); `arrays` are the names of its
-    array adjoints, `filled` those that keep their zero fill (a complex adjoint, whose
-    first term may be real)."""
+    array adjoints, `view_reads` what `_folded` may fold, `shaped` the terms that
+    `_first_assignments` may assign, `filled` those that keep their zero fill (a complex
+    adjoint, whose first term may be real)."""
 
     needs = ("kinds", "adjoint_names")
     provides = ()
 
-    def __init__(self, arrays, filled=()):
-        self.arrays, self.filled = set(arrays), set(filled)
+    def __init__(self, arrays, filled=(), view_reads=(), shaped=()):
+        self.arrays, self.filled, self.view_reads = set(arrays), set(filled), set(view_reads)
+        self.shaped = set(shaped)
 
     def run(self, fnode):
-        fnode.body = _in_place(_twins(_first_assignments(fnode.body, self.filled),
+        fnode.body = _in_place(_twins(_first_assignments(fnode.body, self.filled, self.shaped),
                                       self.arrays), self.arrays)
         fnode.body = _added_to(fnode.body, self.arrays)
         params = {a.id for a in fnode.args.args}
-        fnode.body = _shared(fnode.body, self.arrays, params)
+        fnode.body = _shared(fnode.body, self.arrays, params, self.view_reads)
         return fnode

@@ -45,7 +45,7 @@ class ReverseAD(TapeLayout, LoopReplay, CallAdjoints):
              "needed", "pushed", "elem_saved", "fresh_defs", "loop_var_changed",
              "saved_loop_vars", "replay", "recompute", "return_values", "user_functions",
              "custom_calls", "calls")
-    provides = ("tape_slots", "stacked", "view_adjoints")
+    provides = ("tape_slots", "stacked", "view_adjoints", "view_reads", "shaped_terms")
 
     def __init__(self, ctx, params, wrt, fwd_name, rev_name):
         self.ctx = ctx
@@ -63,6 +63,8 @@ class ReverseAD(TapeLayout, LoopReplay, CallAdjoints):
         self._stores = None
         self._assigned = self._views = None  # `assigned()` and `may_be_views()`, found once
         ctx.view_adjoints = set()
+        ctx.view_reads = set()
+        ctx.shaped_terms = set()
         self.namer = ctx.namer
 
     # tape slots
