@@ -1,7 +1,8 @@
 """`x ** 2` is differentiated as `2.0 * x` (its own rule for the constant exponent 2, not
-the general power's), in reverse and forward mode, for numbers, arrays, negative bases,
-complex values and the exponent written `2` or `2.0`; the gradients agree with finite
-differences and the two modes with each other."""
+the general power's), and a whole power `x ** 6` as `6 * x ** 5`, in reverse and forward
+mode, for numbers, arrays, negative and zero bases, complex values and the exponent
+written `2` or `2.0`; the gradients agree with finite differences and the two modes with
+each other."""
 import numpy as np
 import pytest
 
@@ -29,7 +30,12 @@ def complex_square(z):
     return np.real(w * np.conj(z))
 
 
+def whole_powers(x, z):
+    return np.sum(x ** 3) + z ** 6.0 + np.sum((x * z) ** 1) + (-z) ** 5 + np.sum(x ** 4)
+
+
 CASES = [
+    (whole_powers, lambda: (np.linspace(-1.0, 1.0, 5), -0.7), (0, 1)),
     (squares, lambda: (np.linspace(-1.0, 2.0, 5), -0.7), (0, 1)),
     (squared_loss_loop, lambda: (np.linspace(-1.0, 2.0, 6), np.linspace(0.5, -0.5, 6)),
      (0, 1)),
@@ -47,17 +53,18 @@ def test_gradient_against_finite_differences(fn, make, wrt, jit):
 
 def test_adjoint_is_twice_the_base_not_the_general_power():
     g = srcad.grad(squared_matrix, wrt=(0, 1), jit=False)
-    g(*CASES[2][1]())
+    g(*next(make for fn, make, _ in CASES if fn is squared_matrix)())
     rev = srcad.source(g).split("def squared_matrix_rev")[1]
     assert "pow_dx" not in rev and "2.0, tmp" in rev
-    # other exponents keep the general rule
-    g = srcad.grad(lambda_cube, jit=False)
-    g(np.linspace(-1.0, 1.0, 4))
-    assert "pow_dx" in srcad.source(g).split("def lambda_cube_rev")[1]
+    # a whole power has its own, one power; a fraction keeps the general rule
+    g = srcad.grad(cube_and_root, jit=False)
+    g(np.linspace(0.5, 1.0, 4))
+    rev = srcad.source(g).split("def cube_and_root_rev")[1]
+    assert "x ** (3 - 1)" in rev and rev.count("pow_dx") == 1
 
 
-def lambda_cube(x):
-    return np.sum(x ** 3)
+def cube_and_root(x):
+    return np.sum(x ** 3) + np.sum(x ** 1.5)
 
 
 def test_forward_against_reverse():
@@ -65,5 +72,14 @@ def test_forward_against_reverse():
     tx, tz = np.random.default_rng(0).standard_normal(5), 0.3
     _, tangent = srcad.jvp(squares, (x, z), (tx, tz), jit=False)
     _, pullback = srcad.vjp(squares, x, z, wrt=(0, 1), jit=False)
+    gx, gz = pullback(1.0)
+    assert tangent == pytest.approx(float(np.sum(gx * tx) + gz * tz), rel=1e-12)
+
+
+def test_whole_powers_forward_against_reverse():
+    x, z = np.linspace(-1.0, 1.0, 5), -0.7
+    tx, tz = np.random.default_rng(1).standard_normal(5), -0.4
+    _, tangent = srcad.jvp(whole_powers, (x, z), (tx, tz), jit=False)
+    _, pullback = srcad.vjp(whole_powers, x, z, wrt=(0, 1), jit=False)
     gx, gz = pullback(1.0)
     assert tangent == pytest.approx(float(np.sum(gx * tx) + gz * tz), rel=1e-12)

@@ -88,6 +88,23 @@ def square_tangent(ans, x, y):
     t[ans] = t[x] * (2.0 * x)
 
 
+def whole_power(y):
+    """An exponent of 1 or more with no fraction (3, 6.0)."""
+    return y >= 1 and float(y).is_integer()
+
+
+# x ** 6: y * x ** (y - 1), one power, where `rt.pow_dx` tests for a zero base and a
+# zero or negative exponent, which a whole power of 1 or more has no need of (0 ** 0 is 1)
+@constant_adjoint("op.Pow", "y", whole_power)
+def whole_power_of(ans, x, y):
+    d[x] += d[ans] * (y * x ** (y - 1))
+
+
+@tangent("op.Pow", constant=("y", whole_power))
+def whole_power_tangent(ans, x, y):
+    t[ans] = t[x] * (y * x ** (y - 1))
+
+
 @adjoint("op.Mod", kind=arith)
 def mod(ans, x, y):
     d[x] += d[ans]

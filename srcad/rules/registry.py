@@ -64,7 +64,8 @@ class Rule:
     complex: object = None
     # {(parameter, number): Rule}: the rule that differentiates a call whose `parameter`
     # is that constant instead (`1.0 / y`, whose adjoint in y is `-d * ans * ans`,
-    # without a second division; `x ** 2`, `2.0 * x`), see `constant_adjoint`
+    # without a second division; `x ** 2`, `2.0 * x`), see `constant_adjoint`; `number`
+    # may be a test of the constant instead (a whole power), the first match counting
     constants: dict = field(default_factory=dict)
 
     def for_constants(self, bound):
@@ -73,7 +74,7 @@ class Rule:
         for (param, number), variant in self.constants.items():
             atom = bound.get(param)
             if isinstance(atom, gast.Constant) and type(atom.value) in (int, float) \
-                    and atom.value == number:
+                    and (number(atom.value) if callable(number) else atom.value == number):
                 return variant
         return self
 
@@ -275,8 +276,8 @@ def complex_adjoint(*objs, kind):
 def constant_adjoint(obj, param, number):
     """Register the adjoint template (and, by `tangent(..., constant=(param, number))`, the
     tangent) that differentiates `obj` (which has a rule) when its parameter `param` is
-    the constant `number` (an int or float literal of that value), in the rule's own
-    parameters::
+    the constant `number` (an int or float literal of that value; or, `number` a function,
+    a literal it is true of), in the rule's own parameters::
 
         @constant_adjoint("op.Div", "x", 1)
         def reciprocal(ans, x, y):
