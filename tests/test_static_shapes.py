@@ -66,7 +66,19 @@ def pairs(x):
     return np.sum(np.exp(-diff * diff))
 
 
-CASES = [(outer, [(3,), (4,)]), (pairs, [(4, 3)]), (laplacian, [(6, 7)]),
+def normalized(x, g):
+    """Reductions along constant axes, broadcast back against the rows they came from."""
+    n = x.shape[1]
+    mu = np.sum(x, axis=1) / n
+    xc = x - mu[:, None]
+    var = np.sum(xc * xc, axis=-1) / n
+    top = np.max(xc, axis=1, keepdims=True)
+    y = xc / np.sqrt(var[:, None] + 1e-5) * g - 0.1 * top
+    return np.sum(y * y) + np.sum(np.mean(y, axis=0) * g)
+
+
+CASES = [(normalized, [(4, 5), (5,)]),
+         (outer, [(3,), (4,)]), (pairs, [(4, 3)]), (laplacian, [(6, 7)]),
          (off_by_one_row, [(5, 4), (4,)]), (rows_broadcast, [(5, 4), (4,)]),
          (rebound, [(5, 4)]), (strided, [(7,)])]
 

@@ -12,9 +12,10 @@ tuples are equal. A token is an argument's axis, `("arg", name, axis)`; an axis 
 one that `None` adds, `("one",)`; or a slice of an axis, `("slice", token, lengths)`, where
 `lengths` says how long the slice is for every length of the axis (for a step of one,
 slices of the same lengths are one token: `2:` and `:-2`). Only variables assigned once
-get a shape, from arguments, slices with constant bounds, integer indices and `None`, and
-elementwise operations (arithmetic, and rules typed elementwise) of operands of one
-shape or numbers; anything else has no shape here, and is never taken for equal.
+get a shape, from arguments, slices with constant bounds, integer indices and `None`,
+elementwise operations (arithmetic, and rules typed elementwise) of operands that
+broadcast to a shape known here, and reductions along constant axes; anything else has
+no shape here, and is never taken for equal.
 
 >>> import gast
 >>> from srcad.rules.typing import Kind
@@ -153,6 +154,29 @@ def _broadcast(operands, shapes, kinds):
     return found or None
 
 
+def _reduced(rule, bound, shapes):
+    """The shape a reduction (`np.sum(x, axis=1)`: a rule typed `ty.reduction`) leaves of
+    its operand's, for constant axes and no `keepdims`, or None."""
+    x, axis = bound.get(rule.kind.reduces), bound.get("axis")
+    keep = bound.get("keepdims")
+    if not isinstance(x, gast.Name) or x.id not in shapes or axis is None \
+            or not (keep is None or isinstance(keep, gast.Constant) and keep.value is False):
+        return None
+    shape = shapes[x.id]
+    axes = set()
+    for a in (axis.elts if isinstance(axis, gast.Tuple) else [axis]):
+        if not (isinstance(a, gast.Constant) and type(a.value) is int):
+            if isinstance(a, gast.UnaryOp) and isinstance(a.op, gast.USub) \
+                    and isinstance(a.operand, gast.Constant) and type(a.operand.value) is int:
+                a = gast.Constant(value=-a.operand.value, kind=None)
+            else:
+                return None
+        if not -len(shape) <= a.value < len(shape):
+            return None
+        axes.add(a.value % len(shape))
+    return tuple(d for i, d in enumerate(shape) if i not in axes)
+
+
 def static_shapes(fnode, kinds, rule_of):
     """{variable: shape} for the variables of `fnode` (in A-normal form) whose shapes this
     module can tell; `kinds` gives each variable's rank, `rule_of(op)` the (rule,
@@ -185,6 +209,8 @@ def static_shapes(fnode, kinds, rule_of):
             if rule is not None and rule.kind in _ELEMENTWISE \
                     and rule.name.startswith(("np.", "op.")):
                 shape = _broadcast(bound.values(), shapes, kinds)
+            elif rule is not None and getattr(rule.kind, "reduces", None):
+                shape = _reduced(rule, bound, shapes)
         if shape is not None and len(shape) == k.ndim:
             shapes[t] = shape
     return shapes

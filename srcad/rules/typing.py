@@ -132,6 +132,7 @@ def reduction(dtype=None, of="x"):
         return Kind(d, 0 if n is None else max(x.ndim - n, 0))
 
     kind.__name__ = "reduction"
+    kind.reduces = of  # the parameter whose axes `axis` names (srcad.passes.static_shapes)
     return kind
 
 
