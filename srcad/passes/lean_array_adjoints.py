@@ -126,16 +126,14 @@ def _first_assignments(stmts, filled=(), shaped=()):
         for d in sorted({n.id for n in ir.names(s) if n.id in inits}):
             k0, v = inits.pop(d)
             value = _shaped_value(s, d, v)
-            if value is None and isinstance(s, gast.AugAssign) and isinstance(s.op, gast.Add) \
-                    and isinstance(s.target, gast.Name) and s.target.id == d \
-                    and (d, gast.dump(s.value)) in shaped \
-                    and not any(n.id == d for n in ir.names(s.value)):
+            adds = isinstance(s, gast.AugAssign) and isinstance(s.op, gast.Add) \
+                and isinstance(s.target, gast.Name) and s.target.id == d \
+                and not any(n.id == d for n in ir.names(s.value))
+            if value is None and adds and (d, gast.dump(s.value)) in shaped:
                 value = s.value if _fresh(s.value) else gast.Call(
                     func=gast.Attribute(value=s.value, attr="copy", ctx=gast.Load()),
                     args=[], keywords=[])
-            if value is None and isinstance(s, gast.AugAssign) and isinstance(s.op, gast.Add) \
-                    and isinstance(s.target, gast.Name) and s.target.id == d \
-                    and not any(n.id == d for n in ir.names(s.value)):
+            elif value is None and adds:
                 value = ir.call("rt.filled", s.value, ir.name(v))  # broadcast into place
             if value is not None:
                 out[k0], out[k] = None, ir.assign(d, value, like=s)
