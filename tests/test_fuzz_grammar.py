@@ -312,6 +312,21 @@ def test_an_exception_from_elsewhere_in_f_is_a_generator_bug():
     assert result.outcome == fuzz.CRASH and "math domain error" in result.detail
 
 
+def test_a_derivative_undefined_at_every_input_is_a_kink_not_a_crash():
+    # atan2's derivative divides by y*y + x*x, zero here whatever the input: forward mode
+    # raises ZeroDivisionError at the line, as the rules document.  The inputs are kinks.
+    source = _program("""def f(x, y, z):
+    w = x if x > 100.0 else 2.0
+    return math.atan2(y * 0.0, w * w - 4.0) + y + z
+""")
+    result = fuzz.check_source(source, 4, checker.parse_header(source.splitlines()[0])[2])
+    assert result.outcome == fuzz.SKIPPED, result.detail
+    # a ZeroDivisionError srcad did not place at a user's line is no such kink
+    plain = ZeroDivisionError("float division by zero")
+    assert not checker.undefined_derivative(plain)
+    assert not checker.undefined_derivative(ValueError("math domain error"))
+
+
 KERNEL = _program("""def f(x, y, z, a):
     for i in range(1, len(a)):
         a[i] = math.tanh(a[i - 1] * x + a[i]) * y

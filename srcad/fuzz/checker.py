@@ -39,11 +39,13 @@ with `parallel=True`.  A program whose header says `; carried: i7` has a prange 
 refuse it with a SrcadError naming that loop's line, which is its "ok"; a gradient of it
 is WRONG, and a refusal of anything else is REFUSED.
 
-Outcomes: ok, skipped (every input tried was near a kink), REFUSED (SrcadError on a
-program the generator believes supported, a dependence-free prange loop included), WRONG
-(a gradient, jvp or primal mismatch, an exception unlike f's, or a carried dependence not
-refused), CRASH (any other exception, `srcad.errors.InternalError` included).  Each
-non-ok, non-skipped program is written to the output folder; `--minimize` shrinks one of
+Outcomes: ok, skipped (every input tried was near a kink, or was a point where a rule's
+derivative divides by zero, which srcad raises as ZeroDivisionError at the line),
+REFUSED (SrcadError on a program the generator believes supported, a dependence-free
+prange loop included), WRONG (a gradient, jvp or primal mismatch, an exception unlike
+f's, or a carried dependence not refused), CRASH (any other exception,
+`srcad.errors.InternalError` included).  Each non-ok, non-skipped program is written to
+the output folder; `--minimize` shrinks one of
 them (see `srcad.fuzz.shrink`).
 """
 
@@ -359,17 +361,32 @@ def check_program(f, spec, rng, jits, reference=None, out=None, notes=None):
             skipped += 1
             continue
         value, _, fd = found
-        for jit in jits:
-            if out is None:
-                bad = _mismatch(f, args, names, value, fd, rng, jit, reference)
-            else:
-                bad = kernels.in_place_mismatch(f, args, names, out, found, rng, jit, reference)
-            if bad:
-                return WRONG, bad
+        try:
+            for jit in jits:
+                if out is None:
+                    bad = _mismatch(f, args, names, value, fd, rng, jit, reference)
+                else:
+                    bad = kernels.in_place_mismatch(f, args, names, out, found, rng, jit,
+                                                    reference)
+                if bad:
+                    return WRONG, bad
+        except ZeroDivisionError as exc:
+            if not undefined_derivative(exc):
+                raise
+            skipped += 1
+            continue
         return OK, ""
     if skipped == 0:
         return OK, f"f raised on all {TRIES} inputs, as srcad did"
     return SKIPPED, f"{skipped} inputs near a kink or out of range"
+
+
+def undefined_derivative(exc):
+    """Whether `exc`, raised by srcad where f itself ran, is a derivative rule dividing by
+    zero at the user's line: `math.atan2` at (0, 0) reached by a tangent or adjoint that is
+    exactly zero (the rules' documented ZeroDivisionError). The input is a point where f
+    has no derivative, which is a kink, not a failure."""
+    return isinstance(exc, ZeroDivisionError) and hasattr(exc, "srcad_line")
 
 
 def numba_reference(source, name, folder, out=None):
