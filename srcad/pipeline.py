@@ -9,7 +9,7 @@ from codegen import to_source
 from codegen.emit import EmissionError, emit
 from srcad.context import Context
 from srcad.errors import SrcadError, internal_error
-from srcad.passes.activity import Activity
+from srcad.passes.activity import Activity, bound_args
 from srcad.passes.bind_arguments import BindArguments
 from srcad.passes.bind_expressions import BindExpressions
 from srcad.passes.check_aliases import CheckAliases
@@ -37,7 +37,9 @@ from srcad.passes.resolve_names import ResolveNames
 from srcad.passes.return_argument import ReturnArgument
 from srcad.passes.reverse_ad import ReverseAD
 from srcad.passes.safe_reassociation import SafeReassociation
+from srcad.passes.same_shape_loops import SameShapeLoops
 from srcad.passes.split_returns import SplitReturns
+from srcad.passes.static_shapes import static_shapes
 from srcad.passes.tape_needs import TapeNeeds
 from srcad.passes.tidy_adjoints import TidyAdjoints
 from srcad.passes.to_anf import ToANF
@@ -138,6 +140,9 @@ def differentiate(ctx, wrt_names, fwd_name, rev_name):
         arrays, filled, ctx.view_reads, ctx.shaped_terms).run(f), rev)
     scalars, temporaries = _scalar_adjoints(ctx)
     rev = _run(ctx, TidyAdjoints, lambda f: TidyAdjoints(scalars, temporaries).run(f), rev)
+    if arrays:
+        rev = _run(ctx, SameShapeLoops, lambda f: SameShapeLoops(
+            _static_shapes(ctx), ctx.kinds, ctx.adjoint_names).run(f), rev)
     fwd = _run(ctx, RestoreRaises, lambda f: RestoreRaises(ctx).run(f), fwd)
     rev = _run(ctx, RestoreRaises, lambda f: RestoreRaises(ctx).run(f), rev)
     fwd, rev = _run(ctx, LeanTape, lambda pair: _lean_tape(ctx, params, *pair), (fwd, rev))
@@ -157,6 +162,14 @@ def forward_mode(ctx, wrt_names, jvp_name, flat=False):
     jvp = _run(ctx, ForwardAD,
                lambda f: ForwardAD(ctx, params, wrt_names, jvp_name, flat).run(f), ctx.fnode)
     return _run(ctx, RestoreRaises, lambda f: RestoreRaises(ctx).run(f), jvp)
+
+
+def _static_shapes(ctx):
+    """The shapes the primal's code tells (`srcad.passes.static_shapes`), found once."""
+    if ctx.static_shapes is None:
+        ctx.static_shapes = static_shapes(ctx.fnode, ctx.kinds,
+                                          lambda op: bound_args(op, ctx))
+    return ctx.static_shapes
 
 
 def _user_names(ctx):

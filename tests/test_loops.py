@@ -96,6 +96,58 @@ def test_broadcast_mismatch_is_an_error():
         JIT["mul"](np.ones((3, 4)), np.ones((2, 4)))
 
 
+ALIKE = {"mul": rt.mul_alike, "div": rt.div_alike, "add": rt.add_alike, "sub": rt.sub_alike}
+JIT_ALIKE = {name: _compiled(helper) for name, helper in ALIKE.items()}
+
+
+@numba.njit
+def _jit_add_to_alike(t, g):
+    rt.add_to_alike(t[1:, ::2], g)
+
+
+@pytest.mark.parametrize("name", sorted(OPS))
+def test_alike_twins_are_the_operators_on_one_shape(name):
+    """The helpers for operands the code says have one shape: views, orders, numbers, int
+    and complex dtypes, empty arrays."""
+    x = np.random.default_rng(5).uniform(0.5, 1.5, (3, 4, 6))
+    ints = np.arange(1, 25).reshape(3, 4, 2)
+    cases = [(x, x * 2.0), (x[:, :, ::2], x[:, :, 1::2]), (np.asfortranarray(x), x),
+             (x[0].T, x[1].T.copy()), (x, 2.5), (1.5, x[1:]), (ints, ints + 1),
+             (ints, x[:, :, :2]), (x + 1j, x), (np.ones((0, 3)), np.ones((0, 3))),
+             (2.0, 4.0)]
+    op = OPS[name][1]
+    for a, b in cases:  # as Python, NumPy's operator; compiled, Numba's
+        for got, want in ((ALIKE[name](a, b), op(a, b)), (JIT_ALIKE[name](a, b),
+                                                          NATIVE[name](a, b))):
+            assert np.shape(got) == np.shape(want) and np.asarray(got).dtype == \
+                np.asarray(want).dtype, (a, b)
+            np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("name", sorted(OPS))
+def test_alike_twins_refuse_two_shapes_that_would_broadcast(name):
+    for a, b in [(np.ones((3, 4)), np.ones((1, 4))), (np.ones((3, 4)), np.ones((4, 3)))]:
+        for helper in (ALIKE[name], JIT_ALIKE[name]):
+            with pytest.raises(ValueError, match="one shape"):
+                helper(a, b)
+
+
+def test_add_to_alike_adds_in_place_and_refuses_a_broadcast():
+    rng = np.random.default_rng(6)
+    t, g = rng.uniform(size=(5, 6)), rng.uniform(size=(4, 3))
+    want = t.copy()
+    want[1:, ::2] += g
+    for add in (lambda t, g: rt.add_to_alike(t[1:, ::2], g), _jit_add_to_alike):
+        got = t.copy()
+        add(got, g)
+        np.testing.assert_array_equal(got, want)
+        got = t.copy()
+        add(got, 0.5)
+        np.testing.assert_array_equal(got[1:, ::2], t[1:, ::2] + 0.5)
+        with pytest.raises(ValueError, match="one shape"):
+            add(t.copy(), g[:1])
+
+
 def test_add_to_adds_summing_over_the_broadcast_axes():
     rng = np.random.default_rng(3)
     cases = [((3, 4), (3, 4)), ((3, 1), (3, 4)), ((4,), (3, 4)), ((3, 4), (4,)),

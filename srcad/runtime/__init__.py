@@ -150,7 +150,21 @@ from srcad.runtime.indexing import (
     take,
     take_adjoint,
 )
-from srcad.runtime.loops import add, add_to, broadcast_shapes, div, filled, mul, neg, sub
+from srcad.runtime.loops import (
+    add,
+    add_alike,
+    add_to,
+    add_to_alike,
+    broadcast_shapes,
+    div,
+    div_alike,
+    filled,
+    mul,
+    mul_alike,
+    neg,
+    sub,
+    sub_alike,
+)
 from srcad.runtime.masks import add_masked, masked, set_masked
 from srcad.runtime.order import (
     median,

@@ -57,6 +57,48 @@ def neg(a):
     return -a
 
 
+def _alike(*operands):
+    """Raise ValueError unless the arrays among `operands` have one shape (the `_alike`
+    helpers are chosen where the code says so: `srcad.passes.same_shape_loops`)."""
+    shapes = {np.shape(v) for v in operands if np.ndim(v)}
+    if len(shapes) > 1:
+        raise ValueError(f"operands of shapes {sorted(shapes)} where one shape was expected")
+
+
+@fresh
+def mul_alike(a, b):
+    """a * b, the arrays among them of one shape."""
+    _alike(a, b)
+    return a * b
+
+
+@fresh
+def div_alike(a, b):
+    """a / b, the arrays among them of one shape."""
+    _alike(a, b)
+    return a / b
+
+
+@fresh
+def add_alike(a, b):
+    """a + b, the arrays among them of one shape."""
+    _alike(a, b)
+    return a + b
+
+
+@fresh
+def sub_alike(a, b):
+    """a - b, the arrays among them of one shape."""
+    _alike(a, b)
+    return a - b
+
+
+def add_to_alike(t, g):
+    """`t += g` in place, `g` a number or an array of `t`'s shape."""
+    _alike(t, g)
+    t += g
+
+
 def add_to(t, g):
     """`t += g` in place, `g` first summed over the axes along which `t` broadcasts to it
     (as `unbroadcast` does): `t` an adjoint array, or a view of one (`d_x[1:]`)."""
@@ -343,7 +385,12 @@ def elementwise(element, numpy_version, *operands):
         spread(out, _spread(x, shape), _spread(y, shape), _spread(z, shape))
         return out
 
-    if len({t.ndim for t in arrays}) > 1:  # arrays of different ranks: broadcast
+    if len(arrays) == 1:  # one array, the rest numbers: the result has its shape
+        def run(x, y, z):
+            out = np.empty(_shape_or(x, _shape_or(y, _shape_or(z, ones))), dtype)
+            same(out, x, y, z)
+            return out
+    elif len({t.ndim for t in arrays}) > 1:  # arrays of different ranks: broadcast
         run = spread_out
     else:
         spread_out = register_jitable(_named(spread_out, f"_spread_{element.__name__}"))
@@ -373,10 +420,52 @@ def _binary(element, numpy_version):
     return factory
 
 
+@register_jitable
+def _check_alike(sa, sb):
+    if sa != sb:
+        raise ValueError("operands of two shapes where one shape was expected")
+
+
+@functools.lru_cache(maxsize=None)
+def _alike_loop(element, numpy_version, a, b):
+    """For the Numba types `a`, `b` (numbers or arrays of one rank, at least one an array
+    with axes): a jitted `run(a, b)`, a new array of `element` at each index, one loop
+    and no broadcasting (a ValueError where two arrays differ in shape)."""
+    arrays = [t for t in (a, b) if _array(t)]
+    if len(arrays) == 1 or len({t.ndim for t in arrays}) > 1:
+        run = elementwise(element, numpy_version, a, b)
+        return _named(lambda a, b: run(a, b, None), f"_{element.__name__}_arrays")
+    n = arrays[0].ndim
+    dtype = _dtype(numpy_version, (a, b))
+    same = _each(element, n - 1, all(t.layout == "C" for t in arrays))
+
+    def run(a, b):
+        _check_alike(a.shape, b.shape)
+        out = np.empty(a.shape, dtype)
+        same(out, a, b, None)
+        return out
+    return register_jitable(_named(run, f"_alike_{element.__name__}"))
+
+
+def _binary_alike(element, numpy_version):
+    """The Numba version of an `_alike` helper of two operands."""
+    name = element.__name__
+
+    def factory(a, b):
+        if not (_array(a) or _array(b)):
+            return _named(lambda a, b: element(a, b, None), f"_{name}_numbers")
+        return _alike_loop(element, numpy_version, a, b)
+    return factory
+
+
 _jit_version(mul)(_binary(_times, mul))
 _jit_version(div)(_binary(_over, div))
 _jit_version(add)(_binary(_plus, add))
 _jit_version(sub)(_binary(_minus, sub))
+_jit_version(mul_alike)(_binary_alike(_times, mul))
+_jit_version(div_alike)(_binary_alike(_over, div))
+_jit_version(add_alike)(_binary_alike(_plus, add))
+_jit_version(sub_alike)(_binary_alike(_minus, sub))
 
 
 @_jit_version(neg)
@@ -418,6 +507,23 @@ def summed_to(g, shape):
                 mult *= shape[xa]
         flat[xf] += gflat[f]
     return out
+
+
+@_jit_version(add_to_alike)
+def _add_to_alike(t, g):
+    if not _array(t):
+        return None
+    if not _array(g):  # a number
+        each = _each(_plus, t.ndim - 1, t.layout == "C", True)
+        return lambda t, g: each(t, None, _item(g, 0), None)
+    if g.ndim != t.ndim:
+        return None
+    same = _each(_plus, t.ndim - 1, t.layout == "C" and g.layout == "C", True)
+
+    def impl(t, g):
+        _check_alike(t.shape, g.shape)
+        same(t, None, g, None)
+    return impl
 
 
 @_jit_version(add_to)
