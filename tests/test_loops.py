@@ -8,6 +8,8 @@ import operator
 import numba
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import srcad
 from srcad import runtime as rt
@@ -160,6 +162,35 @@ def test_add_to_adds_summing_over_the_broadcast_axes():
             got = t.copy()
             add(got, g if g_shape else float(g))
             np.testing.assert_allclose(got, want, rtol=1e-15, err_msg=f"{t_shape} {g_shape}")
+
+
+@numba.njit
+def _jit_summed_to(g, shape):
+    return loops.summed_to(g, shape)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 3), min_size=1, max_size=4), st.integers(0, 2 ** 16),
+       st.booleans())
+def test_summed_to_is_numpys_sum_over_the_broadcast_axes(whole, seed, strided):
+    """Each axis of the target kept, set to 1 or dropped from the front; `g` a broadcast
+    view or a strided one, as `add_to` and `unbroadcast` pass it."""
+    rng = np.random.default_rng(seed)
+    whole = tuple(whole)
+    lead = int(rng.integers(0, len(whole) + 1))
+    shape = tuple(1 if rng.random() < 0.4 else n for n in whole[lead:])
+    if strided:
+        g = rng.uniform(-1, 1, tuple(2 * n for n in whole))[tuple(slice(None, None, 2)
+                                                                for _ in whole)]
+    else:
+        g = np.broadcast_to(rng.uniform(-1, 1, whole[:-1] + (1,)), whole) if whole[-1] \
+            else np.ones(whole)
+    axes = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape)
+                                      if n == 1 and whole[lead + i] != 1)
+    want = g.sum(axis=axes, keepdims=True).reshape(shape) if axes else g
+    got = _jit_summed_to(g, shape)
+    assert got.shape == shape
+    np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-13)
 
 
 def test_add_to_writes_through_a_view():

@@ -492,20 +492,31 @@ def summed_to(g, shape):
             return np.ascontiguousarray(g)
     out = np.zeros(shape, dtype=g.dtype)
     flat = out.reshape(out.size)
-    gc = np.ascontiguousarray(g)
-    gflat = gc.reshape(gc.size)
     off = g.ndim - len(shape)
-    for f in range(gflat.size):
-        rem, xf, mult = f, 0, 1
-        for ax in range(g.ndim - 1, -1, -1):
-            idx = rem % g.shape[ax]
-            rem //= g.shape[ax]
+    if g.ndim < 2 or len(shape) == 0:
+        for v in np.nditer(g):
+            flat[0] += v.item()
+        return out
+    step = np.ones(len(shape), np.intp)  # out's strides, in elements
+    for xa in range(len(shape) - 2, -1, -1):
+        step[xa] = step[xa + 1] * shape[xa + 1]
+    n = g.shape[g.ndim - 1]
+    whole_rows = shape[len(shape) - 1] != 1 or n == 1
+    for idx in np.ndindex(g.shape[:-1]):  # a row of g at a time, added into out's row
+        at = 0
+        for ax in range(g.ndim - 1):
             xa = ax - off
-            if xa >= 0:
-                if shape[xa] != 1:
-                    xf += idx * mult
-                mult *= shape[xa]
-        flat[xf] += gflat[f]
+            if xa >= 0 and shape[xa] != 1:
+                at += idx[ax] * step[xa]
+        row = g[idx]
+        if whole_rows:
+            for k in range(n):
+                flat[at + k] += row[k]
+        else:  # out's last axis is broadcast: the row sums into one element
+            total = flat[at]
+            for k in range(n):
+                total += row[k]
+            flat[at] = total
     return out
 
 
