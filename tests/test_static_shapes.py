@@ -98,7 +98,17 @@ def row_sums_spread(x):
     return np.sum(np.sqrt(r + 1.0)) + np.sum(np.sum(d, axis=-1) * r)
 
 
-CASES = [(sum_added_into, [(5, 4)]), (row_sums_spread, [(4, 6)]),
+def upper_pairs(x, v, w):
+    """`np.triu` and `np.flip` keep a matrix's shape; `np.triu` of a vector is a square,
+    whose adjoint sums back down to the vector."""
+    d = x[:, None, :] - x[None, :, :]
+    r2 = np.sum(d * d, axis=-1) + 1.0
+    e = 1.0 / r2 ** 3
+    return np.sum(np.triu(e, 1)) + np.sum(np.flip(e, 0) * e) + np.sum(np.triu(v, 1) * w)
+
+
+CASES = [(upper_pairs, [(4, 3), (5,), (5, 5)]), (sum_added_into, [(5, 4)]),
+         (row_sums_spread, [(4, 6)]),
          (sums_reused, [(5, 4), (4,)]), (normalized, [(4, 5), (5,)]),
          (outer, [(3,), (4,)]), (pairs, [(4, 3)]), (laplacian, [(6, 7)]),
          (off_by_one_row, [(5, 4), (4,)]), (rows_broadcast, [(5, 4), (4,)]),

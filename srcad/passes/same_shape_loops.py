@@ -45,6 +45,19 @@ def f_rev(u, tape, d_out):
 first. `d_u[1:-1, :-1]` has a column
 more than `lap`, and `c`'s shape is not known: those keep the helpers that broadcast. A
 product with a number has one array and nothing to broadcast already.
+
+A rule's template that sums its adjoint down (`np.triu`'s, for a vector operand) sums
+nothing where the shapes agree:
+
+>>> fn = gast.parse('''def f_rev(u, tape, d_out):
+...     lap, = tape
+...     d_lap = rt.unbroadcast(np.triu(d_tmp, 1), lap)
+...     return d_lap,''').body[0]
+>>> print(to_source(SameShapeLoops(shapes, kinds, adjoints).run(fn)).strip())
+def f_rev(u, tape, d_out):
+    lap, = tape
+    d_lap = np.triu(d_tmp, 1)
+    return d_lap,
 """
 import copy
 
@@ -74,6 +87,14 @@ def _elementwise(func):
     return rule is not None and rule.kind in ELEMENTWISE_KINDS
 
 
+def _rule(call):
+    """The rule of a call of a NumPy function, or None."""
+    if not isinstance(call, gast.Call):
+        return None
+    name = ir.dotted_text(call.func)
+    return registry.by_name(name) if name and name.startswith("np.") else None
+
+
 class SameShapeLoops:
     """Transformation of one reverse sweep (see the module): `shapes` are the static
     shapes of the primal's variables, `kinds` their kinds, `adjoints` maps each variable
@@ -89,6 +110,7 @@ class SameShapeLoops:
         self.numbers = set()  # names the sweep never assigns, found to hold numbers
 
     def run(self, fn):
+        self._summed_nowhere(fn)
         for node in gast.walk(fn):
             if isinstance(node, gast.Call) and not node.keywords and len(node.args) == 2:
                 twin = _ALIKE.get(ir.dotted_text(node.func))
@@ -222,4 +244,39 @@ class SameShapeLoops:
             if len(found) == 1 and None not in found:
                 return found.pop()
             return NUMBER if not found else None
+        rule = _rule(node)
+        if rule is not None and getattr(rule.kind, "shape_of", None):
+            try:  # np.triu(g, 1): g's shape, when of the result's rank
+                x = rule.bind(node.args, node.keywords, ValueError).get(rule.kind.shape_of)
+            except ValueError:
+                return None
+            return self.shape(x) if x is not None else None
         return None
+
+    def _summed_nowhere(self, fn):
+        """`rt.unbroadcast(e, v)` of an `e` of `v`'s known shape is `e` (a rule's own
+        template may sum down where the operand could have been a vector: `np.triu`)."""
+        def keep(node):
+            if isinstance(node, gast.Call) and ir.dotted_text(node.func) == "rt.unbroadcast" \
+                    and len(node.args) == 2 and not node.keywords:
+                e, v = node.args
+                shape = self.shape(e)
+                if shape is not None and shape != NUMBER and shape == self.shape(v):
+                    return e
+            return None
+        for node in ir.walk(fn):
+            for field, value in gast.iter_fields(node):
+                if isinstance(value, gast.AST):
+                    new = keep(value)
+                    if new is not None:
+                        setattr(node, field, new)
+                elif isinstance(value, list):
+                    value[:] = [keep(v) or v if isinstance(v, gast.AST) else v for v in value]
+
+    def _shape_named(self, node):
+        """The shape `rt.unbroadcast` sums to: a variable's, or one its tape kept
+        (`e_shape`, the shape of `e`)."""
+        if isinstance(node, gast.Name) and node.id.endswith("_shape") \
+                and node.id[:-len("_shape")] in self.shapes:
+            return self.shapes[node.id[:-len("_shape")]]
+        return self.shape(node)

@@ -14,8 +14,9 @@ one that `None` adds, `("one",)`; or a slice of an axis, `("slice", token, lengt
 slices of the same lengths are one token: `2:` and `:-2`). Only variables assigned once
 get a shape, from arguments, slices with constant bounds, integer indices and `None`,
 elementwise operations (arithmetic, and rules typed elementwise) of operands that
-broadcast to a shape known here, and reductions along constant axes; anything else has
-no shape here, and is never taken for equal.
+broadcast to a shape known here, reductions along constant axes, and functions whose
+rule says their result has an operand's shape (`np.triu(m, 1)`, `np.flip(m)`); anything
+else has no shape here, and is never taken for equal.
 
 >>> import gast
 >>> from srcad.rules.typing import Kind
@@ -211,6 +212,9 @@ def static_shapes(fnode, kinds, rule_of):
                 shape = _broadcast(bound.values(), shapes, kinds)
             elif rule is not None and getattr(rule.kind, "reduces", None):
                 shape = _reduced(rule, bound, shapes)
+            elif rule is not None and getattr(rule.kind, "shape_of", None):
+                x = bound.get(rule.kind.shape_of)  # np.triu(m, 1): m's shape, of m's rank
+                shape = shapes.get(x.id) if isinstance(x, gast.Name) else None
         if shape is not None and len(shape) == k.ndim:
             shapes[t] = shape
     return shapes

@@ -423,6 +423,7 @@ def flipped(function, ndim=1):
         return _array(k, "m", function, ndim)
 
     kind.__name__ = "flipped"
+    kind.shape_of = "m"
     return kind
 
 
@@ -532,6 +533,7 @@ def triangle(function):
         return Kind(m.dtype, max(m.ndim, 2))
 
     kind.__name__ = "triangle"
+    kind.shape_of = "m"  # of a result of m's rank (srcad.passes.static_shapes)
     return kind
 
 
