@@ -47,9 +47,30 @@ def _top_level_functions(filename):
     return parsed[1]
 
 
+_FOLDED = {gast.Add: lambda a, b: a + b, gast.Sub: lambda a, b: a - b,
+           gast.Mult: lambda a, b: a * b}
+
+
+def _number(node):
+    return isinstance(node, gast.Constant) and type(node.value) in (int, float)
+
+
 class _Filler(gast.NodeTransformer):
+    """Swaps names for values; `+ - *` of two numbers that the swap leaves is written as
+    its value (`6 - 1` as `5`), the number the same arithmetic gives when it runs."""
+
     def __init__(self, replacements):
         self.replacements = replacements
+
+    def visit_BinOp(self, node):
+        self.generic_visit(node)
+        fold = _FOLDED.get(type(node.op))
+        if fold is None or not (_number(node.left) and _number(node.right)):
+            return node
+        value = fold(node.left.value, node.right.value)
+        if type(value) is int and not -2 ** 63 <= value < 2 ** 63:
+            return node  # as int64 it would wrap
+        return gast.Constant(value=value, kind=None)
 
     def visit_Name(self, node):
         new = self.replacements.get(node.id)
@@ -73,6 +94,9 @@ def fill(statements, replacements):
     >>> stmts = gast.parse("z = a * b").body
     >>> print(to_source(fill(stmts, {"a": "x", "b": gast.Constant(2.0, None)})).strip())
     z = x * 2.0
+    >>> stmts = gast.parse("z = y * x ** (y - 1)").body
+    >>> print(to_source(fill(stmts, {"x": "r", "y": gast.Constant(6, None)})).strip())
+    z = 6 * r ** 5
     """
     filler = _Filler(replacements)
     return [without_positions(filler.visit(clone(s))) for s in statements]

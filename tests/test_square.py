@@ -60,7 +60,7 @@ def test_adjoint_is_twice_the_base_not_the_general_power():
     g = srcad.grad(cube_and_root, jit=False)
     g(np.linspace(0.5, 1.0, 4))
     rev = srcad.source(g).split("def cube_and_root_rev")[1]
-    assert "x ** (3 - 1)" in rev and rev.count("pow_dx") == 1
+    assert "3 * x ** 2" in rev and rev.count("pow_dx") == 1
 
 
 def cube_and_root(x):
