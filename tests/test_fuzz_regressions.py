@@ -429,3 +429,18 @@ def test_a_negative_power_of_integer_literals_is_a_float_through_a_loop_tape():
                     acc6 += x * v3
                 return acc6 + np.sum(a) + np.sum(m)
             """, seed=3325, jit=jit)
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_atan2_at_the_origin_has_the_derivative_zero(jit):
+    # atan2(0 * s, x - x) is 0 whatever x and s: its adjoint divided 0 by 0 (NaN, or
+    # ZeroDivisionError in forward mode); atan2 jumps at the origin, and its derivative
+    # there is taken to be 0, as PyTorch takes it.
+    check("""
+        def f(x, y, a, m):
+            w = (x if y > -100.0 else x) - (x if y > -100.0 else x)
+            b = a + x
+            c = a + x
+            u = math.atan2(0.0 * math.sin(y), w) + np.sum(np.arctan2(0.0 * a, b - c))
+            return u + x * y + np.sum(np.arctan2(m, a + 2.0))
+        """, jit=jit)

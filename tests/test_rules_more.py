@@ -10,10 +10,12 @@ the cases marked so, compiled with Numba (which must then compile: no fallback).
 import math
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 import pytest
 
 import srcad
+from srcad import runtime as rt
 from tests.fd import assert_grad_close, fd_grad
 
 A23 = np.array([[0.3, -1.2, 0.8], [1.1, 0.45, -0.6]])
@@ -426,3 +428,27 @@ def test_hessian_vector_products_through_sorting_and_shapes(jit):
     grad = srcad.grad(second_order_mix, jit=False)
     want = (grad(x + 1e-6 * v, c) - grad(x - 1e-6 * v, c)) / 2e-6
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+@numba.njit
+def _atan2_partials(y, x):
+    return rt.atan2_dy(y, x), rt.atan2_dx(y, x)
+
+
+def test_atan2_partials_are_the_formula_and_zero_at_the_origin():
+    y = np.array([[0.0, 0.3, -0.0], [0.0, -1.2, 2.0]])
+    x = np.array([0.0, 0.0, 0.7])  # broadcast along the rows
+    yb, xb = np.broadcast_arrays(y, x)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        want = (xb / (xb * xb + yb * yb), -yb / (xb * xb + yb * yb))
+    origin = (xb == 0.0) & (yb == 0.0)
+    for w in want:
+        w[origin] = 0.0
+    for got in ((rt.atan2_dy(y, x), rt.atan2_dx(y, x)), _atan2_partials(y, x)):
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g, w)
+    for ys, xs in ((0.0, 0.0), (-0.0, 0.0), (0.5, -2.0), (1.0, 0.0)):
+        d = ys * ys + xs * xs
+        want = (0.0, 0.0) if d == 0.0 else (xs / d, -ys / d)
+        assert (rt.atan2_dy(ys, xs), rt.atan2_dx(ys, xs)) == want
+        assert _atan2_partials(ys, xs) == want

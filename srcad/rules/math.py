@@ -4,7 +4,8 @@ A call runs as the `rt` helper of the same name (`math.log(x)` as `rt.log(x)`), 
 raises Python's ValueError or OverflowError where the compiled `math` function would
 return nan or inf. Where a derivative divides by zero (`math.sqrt` at 0, `math.asin` at
 1) the reverse sweep raises ZeroDivisionError, compiled or not, as the Python expression
-of the derivative would.
+of the derivative would; `math.atan2`, which jumps at the origin, has the derivative 0
+there (`rt.atan2_dy`).
 """
 import math
 
@@ -161,13 +162,13 @@ def acos_tangent(ans, x):
 
 @adjoint(math.atan2, kind=scalar_float)
 def atan2(ans, y, x):
-    d[y] += d[ans] * x / (x * x + y * y)
-    d[x] += -d[ans] * y / (x * x + y * y)
+    d[y] += d[ans] * rt.atan2_dy(y, x)
+    d[x] += d[ans] * rt.atan2_dx(y, x)
 
 
 @tangent(math.atan2)
 def atan2_tangent(ans, y, x):
-    t[ans] = t[y] * x / (x * x + y * y) - t[x] * y / (x * x + y * y)
+    t[ans] = t[y] * rt.atan2_dy(y, x) + t[x] * rt.atan2_dx(y, x)
 
 
 @adjoint(math.pow, rt.pow, kind=scalar_float, name="rt.pow")

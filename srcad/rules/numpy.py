@@ -338,13 +338,13 @@ def power_tangent(ans, x, y):
 
 @adjoint(np.arctan2, kind=ty.elementwise, domain={"y": (-2.0, 2.0), "x": (0.5, 2.0)})
 def arctan2(ans, y, x):
-    d[y] += d[ans] * x / (x * x + y * y)
-    d[x] += -d[ans] * y / (x * x + y * y)
+    d[y] += d[ans] * rt.atan2_dy(y, x)
+    d[x] += d[ans] * rt.atan2_dx(y, x)
 
 
 @tangent(np.arctan2)
 def arctan2_tangent(ans, y, x):
-    t[ans] = t[y] * x / (x * x + y * y) - t[x] * y / (x * x + y * y)
+    t[ans] = t[y] * rt.atan2_dy(y, x) + t[x] * rt.atan2_dx(y, x)
 
 
 @adjoint(np.maximum, kind=ty.same, masks=True)

@@ -125,6 +125,8 @@ from srcad.runtime.contractions import (
 from srcad.runtime.einsum import einsum, einsum_grad
 from srcad.runtime.elementwise import (
     arange_dstart,
+    atan2_dx,
+    atan2_dy,
     clip,
     clip_high,
     clip_low,

@@ -6,7 +6,7 @@ import numpy as np
 from numba import types
 from numba.extending import register_jitable
 
-from srcad.runtime.loops import _chosen, elementwise, summed_to
+from srcad.runtime.loops import _chosen, _item, elementwise, summed_to
 from srcad.runtime.overloads import _is_array, _is_none, _jit_version, fresh, result_like
 
 
@@ -83,6 +83,54 @@ def _pow_dx(x, y):
         return out
 
     return impl
+
+
+@register_jitable
+def _atan2_dy(y, x, z):
+    return 0.0 if x == 0.0 and y == 0.0 else x / (x * x + y * y)
+
+
+@register_jitable
+def _atan2_dx(y, x, z):
+    return 0.0 if x == 0.0 and y == 0.0 else -y / (x * x + y * y)
+
+
+@fresh
+def atan2_dy(y, x):
+    """d atan2(y, x) / dy = x / (x * x + y * y), and 0 at the origin, where atan2 jumps
+    and has no derivative (`math.atan2(0.0 * a, b - b)` has the derivative 0 in `a` and
+    `b`, which this gives; a division there would give NaN)."""
+    return _atan2_partial(_atan2_dy, y, x)
+
+
+@fresh
+def atan2_dx(y, x):
+    """d atan2(y, x) / dx = -y / (x * x + y * y), and 0 at the origin (see `atan2_dy`)."""
+    return _atan2_partial(_atan2_dx, y, x)
+
+
+def _atan2_partial(element, y, x):
+    if not (np.ndim(y) or np.ndim(x)):
+        return element(float(y), float(x), None)
+    y, x = np.broadcast_arrays(np.asarray(y, dtype=float), np.asarray(x, dtype=float))
+    origin = (x == 0.0) & (y == 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = (x if element is _atan2_dy else -y) / (x * x + y * y)
+    out[origin] = 0.0
+    return out
+
+
+def _atan2_factory(element, name):
+    def factory(y, x):
+        if any(_is_array(t) and t.ndim > 0 for t in (y, x)):  # loops (srcad.runtime.loops)
+            run = elementwise(element, name, y, x)
+            return lambda y, x: run(y, x, None)
+        return lambda y, x: element(_item(y, 0) * 1.0, _item(x, 0) * 1.0, None)
+    return factory
+
+
+_jit_version(atan2_dy)(_atan2_factory(_atan2_dy, np.arctan2))
+_jit_version(atan2_dx)(_atan2_factory(_atan2_dx, np.arctan2))
 
 
 def log_or_zero(x):
