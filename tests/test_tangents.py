@@ -329,6 +329,8 @@ CASES = [
     Case(rt.pow_dx, {"x": vec(0.3, 2.0), "y": vec(-1.5, 2.5)}),
     Case(rt.pow_dx, {"x": -0.8, "y": 3}, "int-exponent"),
     Case(rt.log_or_zero, {"x": vec(0.3, 2.0)}),
+    Case(rt.atan2_dy, {"y": vec(-1.5, 2.5), "x": vec(0.3, 2.0)}),
+    Case(rt.atan2_dx, {"y": -0.6, "x": 0.9}, "scalar"),
     Case(rt.unit_conj, {"z": np.array([0.8 + 0.3j, -0.4 + 1.1j]), "r": np.array([1.3, 0.7])}),
     Case(rt.cpow_dx, {"x": np.array([0.8 + 0.3j, -0.4 + 1.1j]), "y": 1.7 - 0.2j}),
     Case(rt.clog_or_zero, {"x": np.array([0.8 + 0.3j, -0.4 + 1.1j])}),

@@ -61,6 +61,30 @@ def log_or_zero_tangent(ans, x):
     t[ans] = rt.select(x > 0.0, t[x], 0.0) / rt.select(x > 0.0, x, 1.0)
 
 
+# atan2's partials, dy = x / r2 and dx = -y / r2 (r2 = x * x + y * y, both 0 at the
+# origin): their slopes are 2 dy dx, dx ** 2 - dy ** 2 and -2 dy dx, 0 there too
+@adjoint(rt.atan2_dy, kind=ty.elementwise, name="rt.atan2_dy")
+def atan2_dy(ans, y, x):
+    d[y] += d[ans] * (2.0 * ans * rt.atan2_dx(y, x))
+    d[x] += d[ans] * (rt.atan2_dx(y, x) ** 2 - ans * ans)
+
+
+@tangent(rt.atan2_dy)
+def atan2_dy_tangent(ans, y, x):
+    t[ans] = t[y] * (2.0 * ans * rt.atan2_dx(y, x)) + t[x] * (rt.atan2_dx(y, x) ** 2 - ans * ans)
+
+
+@adjoint(rt.atan2_dx, kind=ty.elementwise, name="rt.atan2_dx")
+def atan2_dx(ans, y, x):
+    d[y] += d[ans] * (ans * ans - rt.atan2_dy(y, x) ** 2)
+    d[x] += d[ans] * (-2.0 * rt.atan2_dy(y, x) * ans)
+
+
+@tangent(rt.atan2_dx)
+def atan2_dx_tangent(ans, y, x):
+    t[ans] = t[y] * (ans * ans - rt.atan2_dy(y, x) ** 2) + t[x] * (-2.0 * rt.atan2_dy(y, x) * ans)
+
+
 # the natural logarithm of a logarithm's base, in the rules of `math.log(x, base)`
 @adjoint(rt.log_base, kind=ty.true_div, name="rt.log_base")
 def log_base(ans, base):
