@@ -71,20 +71,9 @@ from srcad.rules import registry
 # each helper that broadcasts, and its twin for operands of one shape
 _ALIKE = {"rt.mul": "rt.mul_alike", "rt.div": "rt.div_alike", "rt.add": "rt.add_alike",
           "rt.sub": "rt.sub_alike", "rt.add_to": "rt.add_to_alike"}
-_ELEMENTWISE = set(_ALIKE.values()) | set(_ALIKE) - {"rt.add_to"} | {"rt.neg"}
+_HELPERS = set(_ALIKE.values()) | set(_ALIKE) - {"rt.add_to"} | {"rt.neg"}  # elementwise
 _ORIGINAL = {twin: helper for helper, twin in _ALIKE.items()}
 NUMBER = "number"  # the shape of a number, which broadcasts to any
-
-
-
-def _elementwise(func):
-    """Whether a call of `func` has the shape its array operands share: the helpers here,
-    and NumPy's functions whose rules are typed elementwise (`np.cos`)."""
-    name = ir.dotted_text(func)
-    if name in _ELEMENTWISE:
-        return True
-    rule = registry.by_name(name) if name and name.startswith("np.") else None
-    return rule is not None and rule.kind in ELEMENTWISE_KINDS
 
 
 def _rule(call):
@@ -93,6 +82,15 @@ def _rule(call):
         return None
     name = ir.dotted_text(call.func)
     return registry.by_name(name) if name and name.startswith("np.") else None
+
+
+def _elementwise(call):
+    """Whether `call` has the shape its array operands share: the helpers here, and
+    NumPy's functions whose rules are typed elementwise (`np.cos`)."""
+    if ir.dotted_text(call.func) in _HELPERS:
+        return True
+    rule = _rule(call)
+    return rule is not None and rule.kind in ELEMENTWISE_KINDS
 
 
 class SameShapeLoops:
@@ -239,7 +237,7 @@ class SameShapeLoops:
             if whole is None or whole == NUMBER:
                 return None
             return _indexed(whole, node.slice, self.kinds)
-        if isinstance(node, gast.Call) and not node.keywords and _elementwise(node.func):
+        if isinstance(node, gast.Call) and not node.keywords and _elementwise(node):
             found = {self.shape(a) for a in node.args} - {NUMBER}
             if len(found) == 1 and None not in found:
                 return found.pop()
