@@ -444,3 +444,16 @@ def test_atan2_at_the_origin_has_the_derivative_zero(jit):
             u = math.atan2(0.0 * math.sin(y), w) + np.sum(np.arctan2(0.0 * a, b - c))
             return u + x * y + np.sum(np.arctan2(m, a + 2.0))
         """, jit=jit)
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_hypot_at_the_origin_has_the_derivative_zero(jit):
+    # hypot(0, x - x) is 0 whatever x: its partials x / ans and y / ans divided 0 by 0
+    # (NaN). hypot has a kink there, as abs has at 0, and its derivative there is 0.
+    check("""
+        def f(x, y, a, m):
+            w = (y if x > -100.0 else y) - (y if x > -100.0 else y)
+            b = a * y
+            u = math.hypot(0.0 * math.sin(x), w) + np.sum(np.hypot(a * 0.0, b - a * y))
+            return u + x * y + np.sum(np.hypot(m, a + 2.0)) + math.hypot(x, y + 3.0)
+        """, jit=jit)

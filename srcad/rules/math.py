@@ -5,7 +5,7 @@ raises Python's ValueError or OverflowError where the compiled `math` function w
 return nan or inf. Where a derivative divides by zero (`math.sqrt` at 0, `math.asin` at
 1) the reverse sweep raises ZeroDivisionError, compiled or not, as the Python expression
 of the derivative would; `math.atan2`, which jumps at the origin, has the derivative 0
-there (`rt.atan2_dy`).
+there (`rt.atan2_dy`), and so has `math.hypot` (like `abs` at 0).
 """
 import math
 
@@ -184,13 +184,14 @@ def pow_tangent(ans, x, y):
 
 @adjoint(math.hypot, kind=scalar_float)
 def hypot(ans, x, y):
-    d[x] += d[ans] * x / ans
-    d[y] += d[ans] * y / ans
+    d[x] += d[ans] * rt.select(ans > 0.0, x, 0.0) / rt.select(ans > 0.0, ans, 1.0)
+    d[y] += d[ans] * rt.select(ans > 0.0, y, 0.0) / rt.select(ans > 0.0, ans, 1.0)
 
 
 @tangent(math.hypot)
 def hypot_tangent(ans, x, y):
-    t[ans] = t[x] * x / ans + t[y] * y / ans
+    t[ans] = (t[x] * (rt.select(ans > 0.0, x, 0.0) / rt.select(ans > 0.0, ans, 1.0))
+              + t[y] * (rt.select(ans > 0.0, y, 0.0) / rt.select(ans > 0.0, ans, 1.0)))
 
 
 @adjoint(math.fabs, kind=scalar_float, domain=(0.2, 2.0))

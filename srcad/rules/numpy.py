@@ -256,13 +256,14 @@ def rad2deg(ans, x):
 
 @adjoint(np.hypot, kind=ty.elementwise, domain={"x": (0.5, 2.0), "y": (-2.0, 2.0)})
 def hypot(ans, x, y):
-    d[x] += d[ans] * x / ans
-    d[y] += d[ans] * y / ans
+    d[x] += d[ans] * rt.select(ans > 0.0, x, 0.0) / rt.select(ans > 0.0, ans, 1.0)
+    d[y] += d[ans] * rt.select(ans > 0.0, y, 0.0) / rt.select(ans > 0.0, ans, 1.0)
 
 
 @tangent(np.hypot)
 def hypot_tangent(ans, x, y):
-    t[ans] = t[x] * x / ans + t[y] * y / ans
+    t[ans] = (t[x] * (rt.select(ans > 0.0, x, 0.0) / rt.select(ans > 0.0, ans, 1.0))
+              + t[y] * (rt.select(ans > 0.0, y, 0.0) / rt.select(ans > 0.0, ans, 1.0)))
 
 
 # log(exp(x) + exp(y)): each operand's share of the sum
