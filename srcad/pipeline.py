@@ -24,6 +24,7 @@ from srcad.passes.guard_integer_powers import GuardIntegerPowers
 from srcad.passes.hoist_local_functions import HoistLocalFunctions
 from srcad.passes.infer_kinds import InferKinds
 from srcad.passes.lean_array_adjoints import LeanArrayAdjoints
+from srcad.passes.lean_loop_adjoints import LeanLoopAdjoints
 from srcad.passes.lean_tape import LeanTape
 from srcad.passes.lower_comprehensions import LowerComprehensions
 from srcad.passes.lower_iterators import LowerIterators
@@ -143,6 +144,7 @@ def differentiate(ctx, wrt_names, fwd_name, rev_name):
     if arrays:
         rev = _run(ctx, SameShapeLoops, lambda f: SameShapeLoops(
             _static_shapes(ctx), ctx.kinds, ctx.adjoint_names).run(f), rev)
+        rev = _run(ctx, LeanLoopAdjoints, lambda f: LeanLoopAdjoints(arrays).run(f), rev)
     fwd = _run(ctx, RestoreRaises, lambda f: RestoreRaises(ctx).run(f), fwd)
     rev = _run(ctx, RestoreRaises, lambda f: RestoreRaises(ctx).run(f), rev)
     fwd, rev = _run(ctx, LeanTape, lambda pair: _lean_tape(ctx, params, *pair), (fwd, rev))

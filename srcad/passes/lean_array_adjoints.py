@@ -99,7 +99,7 @@ from srcad import runtime as rt
 from srcad.passes import ir
 
 
-def _helper_fact(func, fact):
+def helper_fact(func, fact):
     """What the `rt` helper that `func` names says of itself (`result_like`, `fresh`,
     `adds_in_place`: see `srcad.runtime.overloads`), or None (another function, or a
     helper that says nothing)."""
@@ -130,7 +130,7 @@ def _first_assignments(stmts, filled=(), shaped=()):
                 and isinstance(s.target, gast.Name) and s.target.id == d \
                 and not any(n.id == d for n in ir.names(s.value))
             if value is None and adds and (d, gast.dump(s.value)) in shaped:
-                value = s.value if _fresh(s.value) else gast.Call(
+                value = s.value if fresh_array(s.value) else gast.Call(
                     func=gast.Attribute(value=s.value, attr="copy", ctx=gast.Load()),
                     args=[], keywords=[])
             elif value is None and adds:
@@ -174,8 +174,8 @@ def _in_place(stmts, arrays):
         if isinstance(s, gast.AugAssign) and isinstance(s.op, gast.Add) \
                 and isinstance(s.target, gast.Name) and s.target.id in arrays \
                 and isinstance(s.value, gast.Call) and not s.value.keywords \
-                and _helper_fact(s.value.func, "adds_in_place"):
-            call = ir.call(_helper_fact(s.value.func, "adds_in_place"),
+                and helper_fact(s.value.func, "adds_in_place"):
+            call = ir.call(helper_fact(s.value.func, "adds_in_place"),
                            ir.name(s.target.id), *s.value.args)
             s = gast.copy_location(gast.Expr(value=call), s)
         out.append(s)
@@ -240,10 +240,10 @@ def _only_read(node, parent, aliases):
         return _only_read(p, parent, aliases)
     if func == "rt.strong" and p.args[0] is node:
         return True  # only compared with 0
-    return func == "np.sum" or _helper_fact(p.func, "fresh") is True
+    return func == "np.sum" or helper_fact(p.func, "fresh") is True
 
 
-def _fresh(e):
+def fresh_array(e):
     """Whether the array `e` computes is a new one: arithmetic, a helper marked `fresh`,
     or a strong zero of one (`rt.strong(g, v)` is `v` itself where no zero mattered)."""
     if isinstance(e, (gast.BinOp, gast.UnaryOp)):
@@ -251,8 +251,8 @@ def _fresh(e):
     if not isinstance(e, gast.Call):
         return False
     if ir.dotted_text(e.func) == "rt.strong" and len(e.args) == 2:
-        return _fresh(e.args[1])
-    return _helper_fact(e.func, "fresh") is True
+        return fresh_array(e.args[1])
+    return helper_fact(e.func, "fresh") is True
 
 
 def _copied(value):
@@ -323,7 +323,7 @@ def _shared(stmts, arrays, params, view_reads=()):
             return True
         if isinstance(value, gast.Call) and ir.dotted_text(value.func) == "rt.unbroadcast":
             value = value.args[0]
-        return _fresh(value) or (isinstance(value, gast.Call)
+        return fresh_array(value) or (isinstance(value, gast.Call)
                                  and ir.dotted_text(value.func) in _NEW_ARRAYS)
 
     source = {}  # shared adjoint -> the adjoint it was summed from, first of its chain
@@ -373,7 +373,7 @@ def _folded(stmts, view_reads, defs, last_write):
         if isinstance(value, gast.Call) and ir.dotted_text(value.func) == "rt.unbroadcast" \
                 and len(value.args) == 2 and not value.keywords:
             value = value.args[0]
-        elif not (isinstance(value, gast.Name) or _fresh(value)):
+        elif not (isinstance(value, gast.Name) or fresh_array(value)):
             continue
         if any(last_write.get(n, -1) >= k for n in _values_read(value)):
             continue
@@ -413,12 +413,12 @@ def _shaped_value(s, d, v):
     e = s.value
     if any(n.id == d for n in ir.names(e)):
         return None
-    pos, may_return_first = _helper_fact(e.func, "result_like") or (None, False)
+    pos, may_return_first = helper_fact(e.func, "result_like") or (None, False)
     if pos is None or len(e.args) <= pos or not isinstance(e.args[pos], gast.Name) \
             or e.args[pos].id != v:
         return None
     g = e.args[0]
-    if may_return_first and not _fresh(g):  # g itself may come back: copy it
+    if may_return_first and not fresh_array(g):  # g itself may come back: copy it
         return gast.Call(func=gast.Attribute(value=e, attr="copy", ctx=gast.Load()),
                          args=[], keywords=[])
     return e

@@ -87,6 +87,7 @@ import copy
 
 import gast
 
+from codegen.emit import is_comment
 from srcad.passes import ir
 
 
@@ -153,6 +154,25 @@ def _tape_parts(fwd, rev, tape_param):
     return tape, unpack
 
 
+def _placeholder(value):
+    """Whether `value` is the placeholder array ReverseAD gives a variable not yet
+    assigned (`np.empty((0, 0), dtype=...)`, maybe `[::-1]`)."""
+    if isinstance(value, gast.Subscript):
+        value = value.value
+    return isinstance(value, gast.Call) and ir.dotted_text(value.func) == "np.empty" \
+        and value.args and isinstance(value.args[0], gast.Tuple) \
+        and all(isinstance(e, gast.Constant) and e.value == 0 for e in value.args[0].elts)
+
+
+def _drop_placeholders(fwd, names):
+    """The placeholders of `names` at the top of `fwd` go (their stacks went: nothing
+    reads them before the variables are assigned)."""
+    fwd.body = [s for s in fwd.body if not (
+        isinstance(s, gast.Assign) and len(s.targets) == 1
+        and isinstance(s.targets[0], gast.Name) and s.targets[0].id in names
+        and _placeholder(s.value))]
+
+
 class LeanTape:
     """Transformation of a forward sweep and its reverse sweep (see the module).
     `written`: the arrays the function writes; `kinds`: the variables' kinds."""
@@ -174,6 +194,10 @@ class LeanTape:
         names = [e.id if isinstance(e, gast.Name) else None for e in unpack.targets[0].elts]
         fwd_nodes, rev_nodes = ir.walk(fwd), ir.walk(rev)  # each sweep walked once
         fwd_stores, rev_stores = _stores(fwd_nodes), _stores(rev_nodes)
+        unread = self.unread_stacks(fwd, rev, names, rev_nodes, unpack, rev_stores)
+        if unread:  # walked again without them
+            fwd_nodes, rev_nodes = ir.walk(fwd), ir.walk(rev)
+            fwd_stores, rev_stores = _stores(fwd_nodes), _stores(rev_nodes)
         sliced = self.argument_views(fwd, fwd_stores, rev_stores)
         uses = self.uses(rev_nodes, unpack)
         shapes = self.stacked_shapes(fwd_nodes, rev_nodes, names, uses, rev_stores)
@@ -205,11 +229,83 @@ class LeanTape:
         if shape_reads:
             _read_shapes(rev_nodes, shape_reads)
         tape.elts = keep_elts
+        if unread:
+            _drop_placeholders(fwd, unread - {n.id for e in keep_elts for n in ir.names(e)})
         k = rev.body.index(unpack)
         unpack.targets[0].elts = [ir.name(n, store=True) for n in keep_names]
         rev.body[k:k + 1] = ([unpack] if keep_names else []) + again
         self.slots = keep_names
         return fwd, rev
+
+    def unread_stacks(self, fwd, rev, names, rev_nodes, unpack, rev_stores):
+        """Drop each stack of the tape whose popped values the reverse sweep never reads
+        (`t = stack[top]` and nothing reads `t`: LeanLoopAdjoints took the zeros that
+        read its shape): its pushes, its pops, its counter. The names popped, or an
+        empty set."""
+        uses = self.uses(rev_nodes, unpack)
+        pops = {}  # popped name -> [(its pop, the stack, the counter)]
+        for s in rev_nodes:
+            if isinstance(s, gast.Assign) and len(s.targets) == 1 \
+                    and isinstance(s.targets[0], gast.Name) \
+                    and isinstance(s.value, gast.Subscript) \
+                    and isinstance(s.value.value, gast.Name) and s.value.value.id in names \
+                    and isinstance(s.value.slice, gast.Name):
+                pops.setdefault(s.targets[0].id, []).append(
+                    (s, s.value.value.id, s.value.slice.id))
+        lists = {s.targets[0].id for s in fwd.body if isinstance(s, gast.Assign)
+                 and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Call)
+                 and ir.dotted_text(s.value.func) == "List"}
+        popped_by = {}
+        for name, popped in pops.items():
+            for _, st, _ in popped:
+                popped_by.setdefault(st, set()).add(name)
+        dropped, tops, out = set(), set(), set()
+        for name, popped in pops.items():
+            stacks = {st for _, st, _ in popped}
+            counters = {top for _, _, top in popped}
+            if uses.get(name) or rev_stores.get(name, 0) != len(popped) + (name in names) \
+                    or not stacks <= lists or any(popped_by[st] != {name} for st in stacks):
+                continue
+            pop_values = {id(s.value) for s, _, _ in popped}
+            # each stack read by its pops and `len` only; each counter by the pops only
+            if any(not (id(parent) in pop_values or isinstance(parent, gast.Call)
+                        and ir.dotted_text(parent.func) == "len")
+                   for st in stacks for parent, _, _ in uses.get(st, ())):
+                continue
+            if any(id(parent) not in pop_values
+                   for top in counters for parent, _, _ in uses.get(top, ())):
+                continue
+            dropped |= stacks
+            tops |= counters
+            out.add(name)
+        if not dropped:
+            return out
+
+        def mentions(s, among):
+            return any(n.id in among for n in ir.names(s))
+
+        def keep_fwd(s):
+            if isinstance(s, (gast.Assign, gast.Expr)) and not isinstance(
+                    s, (gast.For, gast.While, gast.If)) and mentions(s, dropped):
+                return []
+            return [s]
+
+        def keep_rev(s):
+            if s is not unpack and isinstance(s, (gast.Assign, gast.AugAssign)) \
+                    and mentions(s, dropped | tops):
+                return []
+            return [s]
+
+        fwd.body = ir.rewrite_blocks(fwd.body, keep_fwd)
+        rev.body = ir.rewrite_blocks(rev.body, keep_rev)
+        for fn in (fwd, rev):  # a block left with its comments only
+            for n in ir.walk(fn):
+                if isinstance(n, (gast.For, gast.While, gast.If)):
+                    if all(is_comment(s) for s in n.body):
+                        n.body = n.body + [gast.Pass()]
+                    if all(is_comment(s) for s in n.orelse):
+                        n.orelse = []
+        return out
 
     def stacked_shapes(self, fwd_nodes, rev_nodes, names, uses, rev_stores):
         """{name: its shape's name} for each array that a loop pushes on a stack of the
