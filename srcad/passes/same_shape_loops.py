@@ -12,7 +12,8 @@ broadcast, should they not). A number spread over such a shape only to be multip
 (the adjoint of `np.sum(t)` in `np.sum(t * y)`) stays the number.
 
 An adjoint `d_v` has `v`'s shape; a view `d_x[1:-1]` the shape of `x[1:-1]`; a call of
-the helpers here the shape of its array operands; a constant or a scalar none to check.
+the helpers here, or arithmetic, the shape of its array operands; a constant or a scalar
+none to check.
 
 >>> import gast
 >>> from codegen import to_source
@@ -237,8 +238,14 @@ class SameShapeLoops:
             if whole is None or whole == NUMBER:
                 return None
             return _indexed(whole, node.slice, self.kinds)
-        if isinstance(node, gast.Call) and not node.keywords and _elementwise(node):
-            found = {self.shape(a) for a in node.args} - {NUMBER}
+        if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+            return self.shape(node.operand)
+        arithmetic = isinstance(node, gast.BinOp) and isinstance(
+            node.op, (gast.Add, gast.Sub, gast.Mult, gast.Div))
+        if arithmetic or isinstance(node, gast.Call) and not node.keywords \
+                and _elementwise(node):
+            operands = (node.left, node.right) if arithmetic else node.args
+            found = {self.shape(a) for a in operands} - {NUMBER}
             if len(found) == 1 and None not in found:
                 return found.pop()
             return NUMBER if not found else None

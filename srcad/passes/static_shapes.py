@@ -191,11 +191,29 @@ def static_shapes(fnode, kinds, rule_of):
         k = kinds.get(a.id)
         if a.id not in stored and getattr(k, "ndim", 0) > 0:
             shapes[a.id] = tuple(("arg", a.id, i) for i in range(k.ndim))
+    # a name assigned more than once (a variable of the user's that serves in two loops)
+    # has a shape when each of its assignments gives that one shape: every value it holds
+    # has it. Its shape may make others known: rounds until no more are.
+    for _ in range(1 + sum(1 for n in stored.values() if n > 1)):
+        found = _assigned_shapes(fnode, kinds, rule_of, stored, shapes)
+        again = {t: s.pop() for t, s in found.items()
+                 if stored[t] > 1 and len(s) == 1 and None not in s and t not in shapes}
+        if not again:
+            break
+        shapes.update(again)
+    return shapes
+
+
+def _assigned_shapes(fnode, kinds, rule_of, stored, shapes):
+    """Records in `shapes` the shapes of the names assigned once; {name: the set of the
+    shapes its assignments give} for all names, None for one not known."""
+    found, count = {}, {}
     for s, _ in statements(fnode.body):
         if not (isinstance(s, gast.Assign) and len(s.targets) == 1
-                and isinstance(s.targets[0], gast.Name) and stored.get(s.targets[0].id) == 1):
+                and isinstance(s.targets[0], gast.Name)):
             continue
         t, op = s.targets[0].id, s.value
+        count[t] = count.get(t, 0) + 1
         k = kinds.get(t)
         if getattr(k, "ndim", 0) == 0:
             continue
@@ -215,9 +233,13 @@ def static_shapes(fnode, kinds, rule_of):
             elif rule is not None and getattr(rule.kind, "shape_of", None):
                 x = bound.get(rule.kind.shape_of)  # np.triu(m, 1): m's shape, of m's rank
                 shape = shapes.get(x.id) if isinstance(x, gast.Name) else None
-        if shape is not None and len(shape) == k.ndim:
+        if shape is not None and len(shape) != k.ndim:
+            shape = None
+        found.setdefault(t, set()).add(shape)
+        if shape is not None and stored.get(t) == 1:
             shapes[t] = shape
-    return shapes
+    # a name assigned other than by `name = value` too (a loop's target, a tuple): unknown
+    return {t: s for t, s in found.items() if count[t] == stored.get(t)}
 
 
 def same_shape(shapes, a, b):

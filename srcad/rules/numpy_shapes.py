@@ -58,7 +58,7 @@ def astype(ans, x, dtype):
     d[x] += d[ans]
 
 
-@adjoint(np.copy, kind=ty.first, broadcast=False, methods=("copy",), sums=False, linear=True,
+@adjoint(np.copy, kind=ty.copied, broadcast=False, methods=("copy",), sums=False, linear=True,
          complex=True)
 def copy(ans, x):
     d[x] += d[ans]

@@ -261,6 +261,14 @@ def first(k, c):
     return k["x"]
 
 
+def copied(k, c):
+    """The kind of the array `x` that np.copy (`x.copy()`) copies, and its shape."""
+    return k["x"]
+
+
+copied.shape_of = "x"  # srcad.passes.static_shapes
+
+
 def argument(param):
     """The kind of argument `param` (`np.roll`'s result is like `a`)."""
     def kind(k, c):
