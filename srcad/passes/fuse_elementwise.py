@@ -137,9 +137,7 @@ class FuseElementwise:
     def sliced(self, v, stores):
         """`a[index]` when `v` is `a[index].copy()`, `a` an array and `index` basic
         (constants, slices, integers assigned once), else None."""
-        if not (isinstance(v, gast.Call) and isinstance(v.func, gast.Attribute)
-                and v.func.attr == "copy" and not v.args and not v.keywords
-                and isinstance(v.func.value, gast.Subscript)):
+        if not (_copy_call(v) and isinstance(v.func.value, gast.Subscript)):
             return None
         view = v.func.value
         return view if self.basic_view(view, stores) else None

@@ -202,13 +202,13 @@ def _added_to(stmts, arrays):
     return out
 
 
-def _only_read(node, parent, aliases):
+def only_read(node, parent, aliases):
     """Whether the value of `node` (an expression) is only read where it stands: an operand
     of arithmetic or of a helper marked `fresh` (a new array, no argument written), the
-    term `rt.add_to` adds, a shape read or a copy taken. Through `rt.unbroadcast` and
-    `rt.expand`, which may return their first argument itself or a view of it, their
-    result must be only read, or assigned to a name (recorded in `aliases`, name -> the
-    node's name, which that name must then share)."""
+    term `rt.add_to` (or `rt.add_to_alike`) adds, a shape read or a copy taken. Through
+    `rt.unbroadcast` and `rt.expand`, which may return their first argument itself or a
+    view of it, their result must be only read, or assigned to a name (recorded in
+    `aliases`, name -> the node's name, which that name must then share)."""
     p = parent.get(node)
     if isinstance(p, gast.Assign) and p.value is node and isinstance(node, gast.Name) \
             and len(p.targets) == 1 and isinstance(p.targets[0], gast.Name):
@@ -217,7 +217,7 @@ def _only_read(node, parent, aliases):
     if isinstance(p, gast.Subscript):
         if p.value is not node:
             return True  # an index
-        return isinstance(p.ctx, gast.Load) and _only_read(p, parent, aliases)
+        return isinstance(p.ctx, gast.Load) and only_read(p, parent, aliases)
     if isinstance(p, gast.Attribute):
         called = isinstance(parent.get(p), gast.Call) and parent[p].func is p
         return p.attr in ("shape", "ndim", "size", "dtype") or (
@@ -227,7 +227,7 @@ def _only_read(node, parent, aliases):
     if not isinstance(p, gast.Call) or not any(a is node for a in p.args):
         return False
     func = ir.dotted_text(p.func)
-    if func == "rt.add_to":
+    if func in ("rt.add_to", "rt.add_to_alike"):
         return p.args[1] is node
     if func in ("rt.unbroadcast", "rt.expand"):  # the result may be the argument, or a view
         if p.args[1] is node:
@@ -237,7 +237,7 @@ def _only_read(node, parent, aliases):
                 and isinstance(node, gast.Name):
             aliases.setdefault(above.targets[0].id, set()).add(node.id)
             return True
-        return _only_read(p, parent, aliases)
+        return only_read(p, parent, aliases)
     if func == "rt.strong" and p.args[0] is node:
         return True  # only compared with 0
     return func == "np.sum" or helper_fact(p.func, "fresh") is True
@@ -294,7 +294,7 @@ def _shared(stmts, arrays, params, view_reads=()):
                         and len(s.targets) == 1 and n.id not in defs:
                     defs[n.id] = k
                     continue
-            elif _only_read(n, parent, aliases):
+            elif only_read(n, parent, aliases):
                 continue
             last_write[n.id] = k
     grew = True

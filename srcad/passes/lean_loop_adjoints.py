@@ -52,7 +52,7 @@ The popped `t` is read by nothing now: LeanTape keeps no stack for it.
 import gast
 
 from srcad.passes import ir
-from srcad.passes.lean_array_adjoints import fresh_array, helper_fact
+from srcad.passes.lean_array_adjoints import fresh_array, only_read
 
 _ZEROS = ("np.zeros_like", "np.zeros")
 
@@ -160,10 +160,9 @@ def _encloses(s, loop):
 
 def _only_read_after(body, at, name):
     """Whether the array `name` holds after `body[at]` is only read in the rest of
-    `body` (until `name` is assigned again at its top level): an operand of arithmetic or
-    of a helper marked `fresh`, the term `rt.add_to` adds, a read of its elements, its
-    shape or a copy, or the value of a name that is only read in turn. Then two names
-    may share that array."""
+    `body` (until `name` is assigned again at its top level), as LeanArrayAdjoints'
+    `only_read` tells, or is the value of a name that is only read in turn. Then two
+    names may share that array."""
     for k in range(at + 1, len(body)):
         s = body[k]
         named = isinstance(s, gast.Assign) and len(s.targets) == 1 \
@@ -174,34 +173,11 @@ def _only_read_after(body, at, name):
                 return False
             continue
         rebound = named and s.targets[0].id == name
-        parent = ir.parents(s.value if rebound else s)
+        parent, aliases = ir.parents(s.value if rebound else s), {}
         for n in ir.names(s.value if rebound else s):
-            if n.id == name and not _read_only(n, parent):
+            if n.id == name and not (only_read(n, parent, aliases) and not aliases):
                 return False
         if rebound:
             return True
     return True
 
-
-def _read_only(node, parent):
-    """Whether the array `node` (a name, or a view of it) evaluates to is only read
-    where it stands."""
-    if isinstance(node, gast.Name) and not isinstance(node.ctx, gast.Load):
-        return False
-    p = parent.get(node)
-    if isinstance(p, (gast.BinOp, gast.UnaryOp, gast.Compare)):
-        return True
-    if isinstance(p, gast.Subscript):
-        if p.value is not node:
-            return True  # an index
-        return isinstance(p.ctx, gast.Load) and _read_only(p, parent)
-    if isinstance(p, gast.Attribute):
-        called = isinstance(parent.get(p), gast.Call) and parent[p].func is p
-        return p.attr in ("shape", "ndim", "size", "dtype") or (
-            p.attr == "copy" and called and not parent[p].args)
-    if not isinstance(p, gast.Call) or not any(a is node for a in p.args):
-        return False
-    func = ir.dotted_text(p.func)
-    if func in ("rt.add_to", "rt.add_to_alike"):
-        return p.args[1] is node
-    return func == "np.sum" or helper_fact(p.func, "fresh") is True

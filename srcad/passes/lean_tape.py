@@ -87,7 +87,9 @@ import copy
 
 import gast
 
+from codegen import to_source
 from codegen.emit import is_comment
+from srcad.kinds import dummy
 from srcad.passes import ir
 
 
@@ -154,23 +156,22 @@ def _tape_parts(fwd, rev, tape_param):
     return tape, unpack
 
 
-def _placeholder(value):
-    """Whether `value` is the placeholder array ReverseAD gives a variable not yet
-    assigned (`np.empty((0, 0), dtype=...)`, maybe `[::-1]`)."""
-    if isinstance(value, gast.Subscript):
-        value = value.value
-    return isinstance(value, gast.Call) and ir.dotted_text(value.func) == "np.empty" \
-        and value.args and isinstance(value.args[0], gast.Tuple) \
-        and all(isinstance(e, gast.Constant) and e.value == 0 for e in value.args[0].elts)
+def _text(expr):
+    return to_source(gast.Expr(value=expr)).strip()
 
 
-def _drop_placeholders(fwd, names):
-    """The placeholders of `names` at the top of `fwd` go (their stacks went: nothing
-    reads them before the variables are assigned)."""
-    fwd.body = [s for s in fwd.body if not (
-        isinstance(s, gast.Assign) and len(s.targets) == 1
-        and isinstance(s.targets[0], gast.Name) and s.targets[0].id in names
-        and _placeholder(s.value))]
+def _drop_placeholders(fwd, names, kinds):
+    """The placeholders of `names` at the top of `fwd` (`srcad.kinds.dummy`) go: their
+    stacks went, and nothing reads them before the variables are assigned."""
+    def placeholder(s):
+        if not (isinstance(s, gast.Assign) and len(s.targets) == 1
+                and isinstance(s.targets[0], gast.Name) and s.targets[0].id in names):
+            return False
+        kind = kinds.get(s.targets[0].id)
+        return kind is not None and _text(s.value) in (
+            _text(gast.parse(dummy(kind, view=view)).body[0].value) for view in (False, True))
+
+    fwd.body = [s for s in fwd.body if not placeholder(s)]
 
 
 class LeanTape:
@@ -230,7 +231,8 @@ class LeanTape:
             _read_shapes(rev_nodes, shape_reads)
         tape.elts = keep_elts
         if unread:
-            _drop_placeholders(fwd, unread - {n.id for e in keep_elts for n in ir.names(e)})
+            _drop_placeholders(fwd, unread - {n.id for e in keep_elts for n in ir.names(e)},
+                               self.kinds)
         k = rev.body.index(unpack)
         unpack.targets[0].elts = [ir.name(n, store=True) for n in keep_names]
         rev.body[k:k + 1] = ([unpack] if keep_names else []) + again
