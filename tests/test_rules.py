@@ -175,6 +175,7 @@ DIFF_CASES = [
                      ("op.Div", "np.divide"), ("op.Div", "np.true_divide")]],
     Case("op.Mult", "np.multiply(x, 2.0) * y", {"x": 0.7, "y": -1.3}, ("x", "y"),
          "spelled-scalar"),
+    Case("op.Pow", "pow(x, y) + pow(x, 3)", {"x": 1.3, "y": -0.6}, ("x", "y"), "spelled-pow"),
     Case("op.Pow", "x ** 3", {"x": -0.8}, label="int-exponent"),
     Case("op.Pow", "np.sum(x ** 2 * c)", {"x": vec(-2.0, 2.0), "c": W}, label="int-exponent-array"),
     Case("op.USub", "-x * y", {"x": 0.6, "y": 1.7}, ("x", "y"), "scalar"),

@@ -1,10 +1,11 @@
-"""Rules for Python builtins: abs, min, max, float, int, len, round."""
+"""Rules for Python builtins: abs, min, max, float, int, len, round, pow."""
 import builtins
 
+import gast
 import numpy as np  # noqa: F401  (names used in templates)
 
 from srcad import runtime as rt  # noqa: F401  (names used in templates)
-from srcad.rules.registry import adjoint, nondiff, tangent
+from srcad.rules.registry import adjoint, nondiff, operator, tangent
 from srcad.rules.typing import arith, rounded, same, scalar_int, to_float, to_int
 
 d = None  # templates say d[x] for "the adjoint of x"; they are never run
@@ -56,6 +57,7 @@ def float_tangent(ans, x):
 nondiff(builtins.int, rt.to_int, kind=to_int, name="rt.to_int")  # int(nan) raises
 nondiff(builtins.round, kind=rounded, params=("ans", "x", "ndigits"), defaults={"ndigits": None})
 nondiff(rt.int_pow, kind=arith, params=("ans", "x", "y"), name="rt.int_pow")
+operator(builtins.pow, gast.Pow)  # `pow(x, y)` is `x ** y`; pow(x, y, mod) has no rule
 nondiff(builtins.len, kind=scalar_int, continuous=True, complex=True)
 
 # srcad's own runtime helpers that passes insert
