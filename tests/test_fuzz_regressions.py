@@ -457,3 +457,44 @@ def test_hypot_at_the_origin_has_the_derivative_zero(jit):
             u = math.hypot(0.0 * math.sin(x), w) + np.sum(np.hypot(a * 0.0, b - a * y))
             return u + x * y + np.sum(np.hypot(m, a + 2.0)) + math.hypot(x, y + 3.0)
         """, jit=jit)
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_a_parallel_loop_reads_a_view_whose_array_was_written(jit):
+    # The loop's helpers took the view `u` as a value passed through and returned it: `u`
+    # bound twice was no longer a view that ViewWrites takes again after the write into
+    # `w`, and the write was refused as aliasing (fuzz seed 43141, in-place generator).
+    check("""
+        from numba import prange
+
+        def f(x, y, a, m):
+            w = np.sin(a)
+            u = w[::2]
+            w[-3] -= np.tanh(a[0]) * x
+            acc = 0.0
+            for i in prange(len(m)):
+                s = 0.0
+                for j in range(len(u)):
+                    s += u[j] * m[i, j] * y
+                acc += s
+            return acc + np.sum(w)
+        """, jit=jit)
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_a_parallel_loop_reads_an_array_updated_through_a_view(jit):
+    # `u *= c` writes into `w` through the view `u`; the loop after it read `w`, passed
+    # through its helpers and bound again, and the update was refused (fuzz seed 43011).
+    check("""
+        from numba import prange
+
+        def f(x, y, a, m):
+            w = np.sin(a)
+            u = w[::2]
+            u *= 0.5 * math.atan(a[1] * x)
+            acc = 1.0
+            for i in prange(len(m)):
+                for v in w:
+                    acc += v * m[i, 0] * y
+            return acc + np.sum(u)
+        """, jit=jit)

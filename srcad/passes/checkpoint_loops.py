@@ -133,7 +133,11 @@ def checkpoint(fnode, line, warn, limited=True):
     taken = {n.id for n in gast.walk(fnode) if isinstance(n, gast.Name)} | \
         {n.name for n in gast.walk(fnode) if isinstance(n, gast.FunctionDef)}
     rewrite = _Rewrite({a.id for a in fnode.args.args}, taken, line, warn, limited)
-    rewrite.written = _written(fnode.body)
+    # what the function writes into, or may (`u += e` on an array), and the names that see it
+    rewrite.written = _written(fnode.body) | {
+        n.target.id for n in gast.walk(fnode) if isinstance(n, gast.AugAssign)
+        and isinstance(n.target, gast.Name)}
+    rewrite.written |= _views_of(rewrite.written, fnode.body)
     fnode.body = rewrite.block(fnode.body, [], [], None, 1)
     return fnode, rewrite.changed
 
@@ -276,7 +280,8 @@ def _written(stmts):
 def _carried(loop, params, before, later, enclosing, written_anywhere=frozenset()):
     """(the names the loop carries, sorted; None) or (None, why it is not checkpointed).
     `before`: the statements that run before it; `later`: those that may run after it;
-    `written_anywhere`: the arrays the function writes into."""
+    `written_anywhere`: the arrays the function writes into, and the names that may see
+    one (its views)."""
     if loop.orelse:
         return None, "it has an `else`"
     if any(isinstance(n, (gast.Return, gast.Yield)) for n in gast.walk(loop)):
@@ -313,8 +318,9 @@ def _carried(loop, params, before, later, enclosing, written_anywhere=frozenset(
         return None, "it carries no value"
     # what the loop only reads passes through it as well: the reverse sweep hands each
     # iteration their adjoints as they stand, which it adds to in the loop's own order
-    # (not an array the function writes elsewhere: one name per written array, and the
-    # loop's result would be another; it is an argument of the helpers all the same)
+    # (not an array the function writes elsewhere, nor a view of one: one name per written
+    # array, and the loop's result would be another; it is an argument of the helpers all
+    # the same)
     through = sorted((_loaded(body) & bound) - stored - written - {i} - written_anywhere)
     return (carried, through), None
 
@@ -346,6 +352,35 @@ def _may_alias(w, before, params):
             if w not in targets and w in _loaded([value]) and not _fresh(value):
                 return True
     return False
+
+
+def _views_of(arrays, stmts):
+    """The names that may share memory with one of `arrays`: a view of one or another
+    name for it (`u = U[1:-1]`, `v = u.T`), or the array one of them views, directly or
+    through each other."""
+    binds = [_stored(n.targets) | _roots(n.value) for s in stmts for n in gast.walk(s)
+             if isinstance(n, gast.Assign) and not _fresh(n.value)]
+    out, grown = set(arrays), True
+    while grown:
+        new = {name for names in binds if names & out for name in names}
+        grown, out = bool(new - out), out | new
+    return out - set(arrays)
+
+
+def _roots(value):
+    """The names whose memory `value` may share: the array a subscript or attribute reads
+    from (not its indices), each item of a tuple, each side of `a if c else b`."""
+    if isinstance(value, gast.Name):
+        return {value.id}
+    if isinstance(value, (gast.Subscript, gast.Attribute)):
+        return _roots(value.value)
+    if isinstance(value, (gast.Tuple, gast.List)):
+        return set().union(*map(_roots, value.elts))
+    if isinstance(value, gast.IfExp):
+        return _roots(value.body) | _roots(value.orelse)
+    if isinstance(value, (gast.BinOp, gast.UnaryOp, gast.Constant, gast.Compare)):
+        return set()
+    return _loaded([value])
 
 
 def _fresh(value):
