@@ -5,8 +5,9 @@ import gast
 import numpy as np  # noqa: F401  (names used in templates)
 
 from srcad import runtime as rt  # noqa: F401  (names used in templates)
+from srcad.kinds import INT, TupleKind
 from srcad.rules.registry import adjoint, nondiff, operator, tangent
-from srcad.rules.typing import arith, rounded, same, scalar_int, to_float, to_int
+from srcad.rules.typing import arith, rounded, same, scalar_int, to_float, to_int, view_index
 
 d = None  # templates say d[x] for "the adjoint of x"; they are never run
 t = None  # tangent templates say t[x] for "the tangent of x" (forward mode)
@@ -66,5 +67,9 @@ nondiff(rt.fail, kind=scalar_int, name="rt.fail", pure=False,  # a `raise` (Lowe
 nondiff(rt.show, kind=scalar_int, name="rt.show", pure=False,  # a `print` (LowerPrints)
         params=("ans", "k", "a", "b", "c", "d", "e", "f", "g", "h"),
         defaults=dict.fromkeys("abcdefgh"), complex=True)
+nondiff(rt.view_index, kind=view_index, name="rt.view_index",  # writes through views
+        params=("ans", "i", "n", "lo", "hi", "step"), continuous=True)
+nondiff(rt.view_slice, kind=lambda k, c: TupleKind((INT,) * 3), name="rt.view_slice",
+        params=("ans", "n", "lo", "hi", "step", "a", "b", "c"), continuous=True)
 nondiff(rt.range_len, kind=scalar_int, params=("ans", "start", "stop", "step"),
         name="rt.range_len")

@@ -562,6 +562,21 @@ def _int_array(k, param, function):
     return kind
 
 
+def view_index(k, c):
+    """rt.view_index(i, ...) (ViewWrites): an int, or an array of ints, like `i`; the
+    positions a 1-d mask selects."""
+    i = k.get("i")
+    if isinstance(i, Kind) and i.dtype == "b" and i.ndim == 1:
+        return Kind("i", 1)  # the places a mask along one axis selects
+    if not (isinstance(i, Kind) and i.dtype == "i"):
+        raise UnsupportedError(
+            "a write through a view takes ints, arrays of ints or a mask along one axis "
+            f"as indices, not a {i}",
+            hint="write into the array the view was taken from, or take the view with "
+                 "`.copy()` and write it back")
+    return Kind("i", i.ndim)
+
+
 def _given(c, param):
     """Whether the call gives `param` a value other than None."""
     node = c.get(param)

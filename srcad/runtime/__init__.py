@@ -151,6 +151,8 @@ from srcad.runtime.indexing import (
     nan_to_num,
     take,
     take_adjoint,
+    view_index,
+    view_slice,
 )
 from srcad.runtime.loops import (
     add,

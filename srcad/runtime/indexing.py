@@ -2,6 +2,7 @@
 their adjoints: np.take (with `axis`), np.argsort along an axis, np.bincount's weights,
 np.broadcast_to, np.nan_to_num, and np.interp (with `left`, `right`)."""
 import numpy as np
+from numba.core import types
 from numba.extending import register_jitable
 from numba.np.unsafe.ndarray import to_fixed_tuple
 
@@ -334,3 +335,92 @@ def _interp(x, xp, fp, left=None, right=None):
         return out
 
     return impl
+
+
+# writes through a view of a local array (`u = U[1:-1]; u[i] = e`) go into the array it
+# views: ViewWrites maps the view's indices to the array's (see srcad.passes.view_writes)
+
+
+@register_jitable(cache=True)
+def _slice_indices(n, lo, hi, step):
+    """(start, stop, step) of `slice(lo, hi, step)` on an axis of length `n`, as Python's
+    `slice.indices` gives them (`lo`, `hi`, `step` may be None)."""
+    st = 1 if step is None else step
+    if st == 0:
+        raise ValueError("slice step cannot be zero")
+    low, high = (-1, n - 1) if st < 0 else (0, n)
+    start = high if st < 0 else low
+    if lo is not None:
+        start = lo + n if lo < 0 else lo
+        start = max(start, low) if lo < 0 else min(start, high)
+    stop = low if st < 0 else high
+    if hi is not None:
+        stop = hi + n if hi < 0 else hi
+        stop = max(stop, low) if hi < 0 else min(stop, high)
+    return start, stop, st
+
+
+@register_jitable(cache=True)
+def _view_length(n, lo, hi, step):
+    start, stop, st = _slice_indices(n, lo, hi, step)
+    if st > 0:
+        return start, st, max(0, (stop - start + st - 1) // st)
+    return start, st, max(0, (start - stop - st - 1) // (-st))
+
+
+def view_index(i, n, lo, hi, step):
+    """The index, on an axis of length `n`, of element `i` (an int, an array of ints, or
+    a 1-d mask) of its slice `lo:hi:step`. IndexError past either end of the slice, as
+    NumPy raises for the view."""
+    start, st, length = _view_length(n, lo, hi, step)
+    if np.asarray(i).dtype == np.bool_:  # a mask along the axis: the places it selects
+        if np.shape(i) != (length,):
+            raise IndexError("the mask's length is not the view's")
+        return start + np.flatnonzero(i) * st
+    k = np.where(np.asarray(i) < 0, np.asarray(i) + length, i)
+    if np.any((k < 0) | (k >= length)):
+        raise IndexError("index out of range of the view it indexes")
+    return start + k * st if np.ndim(i) else int(start + k * st)
+
+
+@_jit_version(view_index)
+def _view_index(i, n, lo, hi, step):
+    if _is_array(i) and isinstance(i.dtype, types.Boolean):
+        def impl_mask(i, n, lo, hi, step):
+            start, st, length = _view_length(n, lo, hi, step)
+            if i.shape[0] != length:
+                raise IndexError("the mask's length is not the view's")
+            return start + np.flatnonzero(i) * st
+        return impl_mask
+    if _is_array(i):
+        def impl(i, n, lo, hi, step):
+            start, st, length = _view_length(n, lo, hi, step)
+            out = np.empty(i.shape, np.intp)
+            for j, v in np.ndenumerate(i):
+                k = v + length if v < 0 else v
+                if k < 0 or k >= length:
+                    raise IndexError("index out of range of the view it indexes")
+                out[j] = start + k * st
+            return out
+        return impl
+
+    def impl_int(i, n, lo, hi, step):
+        start, st, length = _view_length(n, lo, hi, step)
+        k = i + length if i < 0 else i
+        if k < 0 or k >= length:
+            raise IndexError("index out of range of the view it indexes")
+        return start + k * st
+    return impl_int
+
+
+@register_jitable(cache=True)
+def view_slice(n, lo, hi, step, a, b, c):
+    """(start, stop, step) on an axis of length `n` of the slice `a:b:c` of its slice
+    `lo:hi:step`: `U[lo:hi:step][a:b:c]` is `U[start:stop:step]`."""
+    start, st, length = _view_length(n, lo, hi, step)
+    first, inner, count = _view_length(length, a, b, c)
+    if count == 0:
+        return 0, 0, 1
+    begin, by = start + first * st, st * inner
+    end = begin + count * by
+    return begin, (end if end >= 0 else -n - 1), by  # past index 0 going down: not -1
