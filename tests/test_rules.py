@@ -494,6 +494,8 @@ CONSTRUCTOR_VALUE_CASES = [
          {"x": 0.7, "c": V3}, label="fill-value"),
     Case(np.linspace, "np.sum(np.linspace(x, y, 4) * c)", {"x": 0.3, "y": 1.7, "c": W},
          ("x", "y"), "start-stop"),
+    Case(np.linspace, "np.sum(np.linspace(x, y, 4, endpoint=False, dtype=np.float64) * c)",
+         {"x": 0.3, "y": 1.7, "c": W}, ("x", "y"), "no-endpoint"),
     Case(np.arange, "np.sum(np.arange(x, 4.0) * c)", {"x": 0.3, "c": W}, label="float-start"),
 ]
 

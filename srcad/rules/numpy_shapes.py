@@ -271,16 +271,18 @@ def full_like_tangent(ans, a, fill_value, dtype=None):
     t[ans] = np.full_like(a, t[fill_value])
 
 
-@adjoint(np.linspace, kind=ty.linspace, broadcast=False, sums=False)
-def linspace(ans, start, stop, num=50):
-    d[start] += np.sum(d[ans] * (1.0 - np.linspace(0.0, 1.0, num)))
-    d[stop] += np.sum(d[ans] * np.linspace(0.0, 1.0, num))
+# runs as rt.linspace: Numba's np.linspace takes neither `endpoint` nor `dtype`
+@adjoint(np.linspace, rt.linspace, kind=ty.linspace, broadcast=False, sums=False,
+         name="rt.linspace")
+def linspace(ans, start, stop, num=50, endpoint=True, dtype=None):
+    d[start] += np.sum(d[ans] * (1.0 - rt.linspace(0.0, 1.0, num, endpoint)))
+    d[stop] += np.sum(d[ans] * rt.linspace(0.0, 1.0, num, endpoint))
 
 
 @tangent(np.linspace)
-def linspace_tangent(ans, start, stop, num=50):
-    t[ans] = (t[start] * (1.0 - np.linspace(0.0, 1.0, num))
-              + t[stop] * np.linspace(0.0, 1.0, num))
+def linspace_tangent(ans, start, stop, num=50, endpoint=True, dtype=None):
+    t[ans] = (t[start] * (1.0 - rt.linspace(0.0, 1.0, num, endpoint))
+              + t[stop] * rt.linspace(0.0, 1.0, num, endpoint))
 
 
 @adjoint(np.arange, kind=ty.arange, broadcast=False, sums=False)

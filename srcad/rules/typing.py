@@ -253,6 +253,9 @@ def diag(k, c):
 
 
 def linspace(k, c):
+    if _dtype_arg(c, "f", k) != "f":
+        raise refuse("np.linspace", "takes a float `dtype` only",
+                     "round the floats yourself: `np.linspace(...).astype(np.int64)`")
     return Kind("f", 1)
 
 

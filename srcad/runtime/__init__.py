@@ -254,6 +254,7 @@ from srcad.runtime.shapes import (
     expand_dims,
     inverse_axes,
     keep_dims,
+    linspace,
     outer_left,
     reshape_as,
     squeeze,

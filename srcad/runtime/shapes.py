@@ -1,6 +1,7 @@
 """Helpers that change an array's shape where Numba's NumPy does not (a tuple `axis`, a
 number for an array), and their adjoints: np.tile, np.expand_dims, np.squeeze,
-np.atleast_1d/2d/3d, and np.array of an array (a copy).
+np.atleast_1d/2d/3d, np.array of an array (a copy), and np.linspace with `endpoint` and
+`dtype`.
 
 Compiled, a result's rank must be known when the helper is typed: it is computed there,
 from the argument types, and the shape filled in at run time (`to_fixed_tuple`).
@@ -368,4 +369,19 @@ def _inverse_axes(axes):
         for i in range(n):
             out = tuple_setitem(out, (axes[i] + n) % n, i)
         return out
+    return impl
+
+
+def linspace(start, stop, num=50, endpoint=True, dtype=None):
+    """np.linspace(start, stop, num, endpoint, dtype), `dtype` a float type (Numba's
+    np.linspace takes neither `endpoint` nor `dtype`)."""
+    return np.linspace(start, stop, num, endpoint=endpoint)
+
+
+@_jit_version(linspace)
+def _linspace(start, stop, num=50, endpoint=True, dtype=None):
+    def impl(start, stop, num=50, endpoint=True, dtype=None):
+        if endpoint:
+            return np.linspace(start, stop, num)
+        return np.linspace(start, stop, num + 1)[:-1]  # the same steps, the last one off
     return impl
