@@ -386,3 +386,23 @@ def test_a_stencil_step_keeps_no_stack_for_its_temporaries():
     assert body.count("np.zeros(") == 2
     # an adjoint is copied only where it is added into later (the centre's)
     assert body.count(".copy()") == 2
+
+
+def recurrence_on_a_copy(u, c):
+    u = u.copy()  # the usual guard against writing into the caller's array
+    for i in range(1, u.shape[0]):
+        u[i] = u[i - 1] * c + u[i]
+    return np.sum(u ** 2)
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_a_copy_of_an_argument_is_made_once(jit):
+    g = srcad.grad(recurrence_on_a_copy, wrt=(0, 1), jit=jit)
+    args = (np.random.default_rng(6).uniform(-1, 1, 7), 0.8)
+    for got, want in zip(g(*args), fd_grad(recurrence_on_a_copy, args, (0, 1))):
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-8)
+    source = srcad.source(g)
+    fwd = source[source.index("def recurrence_on_a_copy_fwd"):
+                 source.index("def recurrence_on_a_copy_rev")]
+    body = fwd[:fwd.index("for i")]  # before the loop: one copy, not a copy of the copy
+    assert body.count("copy(") == 1

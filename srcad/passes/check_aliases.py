@@ -36,6 +36,7 @@ class CheckAliases:
     def run(self, fnode):
         ctx = self.ctx
         views, augmented = self.scan(fnode)
+        self.params = {a.id for a in fnode.args.args}
         ctx.materialize = set()
         self.views = views = self.closure(views)
         self.check_globals(views, augmented)
@@ -244,7 +245,7 @@ class CheckAliases:
                     not self.defined(src, w_pos, w_loops, u, u_loops)
                     for u, u_loops in self.uses.get(src, [])):
                 self.refuse(view, src, w, s)
-        if view in self.writes:
+        if view in self.writes and not self.handed_over(view, src, pos, s):
             self.copy_or_refuse(view, src, s)
         for w_pos, w_loops, w in self.writes.get(src, []):  # a write the view would see
             for u_pos, u_loops in self.uses.get(view, []):
@@ -254,6 +255,15 @@ class CheckAliases:
                     self.refuse(src, view, w, s)
         if src in self.writes:
             self.copy_or_refuse(view, src, s)
+
+    def handed_over(self, view, src, pos, s):
+        """Whether `view = src` hands a new array over to `view`: `src` is a local made
+        once, by other than a view (`tmp = np.copy(u); u = tmp`), and read nowhere else,
+        so that `view` is the array's one name."""
+        return isinstance(s.value, gast.Name) and s.value.id == src and \
+            src not in self.params and len(self.defs.get(src, [])) == 1 and \
+            [p for p, _ in self.uses.get(src, [])] == [pos] and src not in self.writes and \
+            not any(v == src for v, *_ in self.views)
 
     def alive(self, view, src, pos, loops, at, at_loops):
         """Whether `view` and `src` may still share memory when control reaches `at`."""
