@@ -194,6 +194,18 @@ OPERATOR_CASES = [  # (rule, id, expression, arguments)
     ("np.sum", "sum-axis", "np.sum(x * x, axis=1)", {"x": np.outer(Z4[:2], Z4[1:])}),
     ("np.transpose", "transpose", "x.T @ y", {"x": np.outer(Z4[:2], Z4[1:]), "y": Z4[:2]}),
     ("np.where", "where", "np.where(y > 0.0, x, x * x)", {"x": Z4, "y": R4}),
+    ("np.linalg.inv", "inv", "np.linalg.inv(x) @ y",
+     {"x": np.eye(3) * 2.0 + 0.3 * np.outer(Z4[:3], Z4[1:]), "y": Z4[:3].copy()}),
+    ("np.linalg.inv", "inv-real", "np.linalg.inv(x) @ y",
+     {"x": np.eye(3) * 2.0 + 0.3 * np.outer(R4[:3], R4[1:]), "y": Z4[:3].copy()}),
+    ("rt.solve", "solve", "np.linalg.solve(x, y)",
+     {"x": np.eye(3) * 2.0 + 0.3 * np.outer(Z4[:3], Z4[1:]), "y": Z4[:3].copy()}),
+    ("rt.solve", "solve-matrix", "np.linalg.solve(x, y)",
+     {"x": np.eye(3) * 2.0 + 0.3 * np.outer(Z4[:3], Z4[1:]), "y": np.outer(Z4[:3], R4[:2])}),
+    ("rt.solve", "solve-real-a", "np.linalg.solve(x, y)",
+     {"x": np.eye(3) * 2.0 + 0.3 * np.outer(R4[:3], R4[1:]), "y": Z4[:3].copy()}),
+    ("rt.solve", "solve-real-b", "np.linalg.solve(x, y)",
+     {"x": np.eye(3) * 2.0 + 0.3 * np.outer(Z4[:3], Z4[1:]), "y": R4[:3].copy()}),
     ("rt.astype", "astype", "x.astype(np.complex128) * y", {"x": R4, "y": Z4}),
     ("rt.flatten", "flatten", "x.flatten() ** 2", {"x": np.outer(Z4[:2], Z4[1:])}),
     ("rt.mean", "mean-axis", "np.mean(x * x, axis=0)", {"x": np.outer(Z4[:2], Z4[1:])}),
@@ -243,7 +255,8 @@ CASES = _cases()
 COMPILED = {"np.exp-array", "np.sqrt-2d", "np.fft.fft-2d", "np.fft.irfft-1d", "mean-axis",
             "np.real-array", "np.angle-array", "pow-complex-exponent", "abs", "matmul-mixed",
             "rt.conj-array", "sum-axis", "np.fft.ifft-1d", "rt.cumsum-2d", "rt.diff-2d",
-            "where", "reshape", "np.fft.fft-1d", "np.tanh-array", "np.arcsin-scalar"}
+            "where", "reshape", "np.fft.fft-1d", "np.tanh-array", "np.arcsin-scalar",
+            "rt.repeat-2d", "inv", "solve", "solve-matrix", "solve-real-a", "solve-real-b"}
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c[1] for c in CASES])

@@ -484,6 +484,10 @@ NONDIFF_CASES = [
     Case("rt.fail", "if x > 5.0:\n    raise ValueError('too big')\nreturn x * 0.0", {"x": 0.4},
          label="raise-not-taken"),
     Case("rt.show", "print('x is', x)\nreturn x * 0.0", {"x": 0.4}, label="print"),
+    Case("rt.view_index", "w = x * 0.0\nu = w[1:]\nu[1] = 2.0\nreturn np.sum(w)", {"x": _X},
+         label="element-write-through-a-view"),
+    Case("rt.view_slice", "w = x * 0.0\nu = w[::-1]\nu[1:] *= 3.0\nreturn np.sum(w)",
+         {"x": _X}, label="slice-write-through-a-view"),
 ]
 
 # Constructors registered as non-differentiable although their values depend on float

@@ -295,6 +295,7 @@ CASES = [
     Case(np.linspace, {"start": 0.3, "stop": 1.7, "num": 4}),
     Case(np.linspace, {"start": 0.3, "stop": 1.7}, "default-num"),
     Case(np.linspace, {"start": 0.3, "stop": 1.7, "num": 1}, "one"),
+    Case(np.linspace, {"start": 0.3, "stop": 1.7, "num": 4, "endpoint": False}, "no-endpoint"),
     Case(np.arange, {"start": 0.3, "stop": 4.0}, "start-stop"),
     Case(np.arange, {"start": 0.3, "stop": 4.0, "step": 0.7}, "step"),
     Case(np.arange, {"start": 3.4}, "stop-only"),
@@ -392,8 +393,8 @@ NUMBA_IDS = {
     "rt.amax-2d", "rt.amax-axis0", "rt.amin-axis-negative", "rt.amin-1d-axis0",
     "np.dot-scalar-array", "np.dot-2d-2d", "np.dot-1d-1d", "np.transpose", "rt.reshape",
     "np.ravel-non-contiguous", "rt.flatten", "np.copy", "np.concatenate-axis1",
-    "np.stack-axis1", "rt.array-scalars", "np.full-2d", "np.linspace", "np.arange-step",
-    "np.arange-stop-only", "np.linalg.solve-vector", "np.linalg.solve-matrix", "np.linalg.inv",
+    "np.stack-axis1", "rt.array-scalars", "np.full-2d", "rt.linspace", "np.arange-step",
+    "np.arange-stop-only", "rt.solve-vector", "rt.solve-matrix", "np.linalg.inv",
     "np.linalg.det", "np.linalg.cholesky", "np.linalg.norm-vector", "np.outer", "np.trace",
     "np.diag-vector-k", "np.diag-matrix",
     # shapes, sorting, running products, averages (their runtime helpers)

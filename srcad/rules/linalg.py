@@ -9,7 +9,9 @@ d = None  # templates say d[x] for "the adjoint of x"; they are never run
 t = None  # tangent templates say t[x] for "the tangent of x" (forward mode)
 
 
-@adjoint(np.linalg.solve, kind=ty.like_b, broadcast=False)
+# runs as rt.solve: Numba's np.linalg.solve takes one dtype, and `a` or `b` may be complex
+@adjoint(np.linalg.solve, rt.solve, kind=ty.like_b, broadcast=False, complex=True,
+         name="rt.solve")
 def solve(ans, a, b):
     d[a] += rt.solve_da(d[ans], a, ans)
     d[b] += rt.solve_db(d[ans], a)
@@ -17,10 +19,10 @@ def solve(ans, a, b):
 
 @tangent(np.linalg.solve)
 def solve_tangent(ans, a, b):
-    t[ans] = np.linalg.solve(a, t[b]) - np.linalg.solve(a, rt.dot(t[a], ans))
+    t[ans] = rt.solve(a, t[b]) - rt.solve(a, rt.dot(t[a], ans))
 
 
-@adjoint(np.linalg.inv, kind=ty.square, broadcast=False)
+@adjoint(np.linalg.inv, kind=ty.inverse, broadcast=False, complex=True)
 def inv(ans, a):
     d[a] += rt.inv_adjoint(d[ans], ans)
 

@@ -98,7 +98,8 @@ def tile(ans, A, reps):
 
 
 @adjoint(np.repeat, rt.repeat, kind=ty.repeat, broadcast=False, name="rt.repeat",
-         methods=("repeat",), sums=False, linear=True, domain={"a": (-2.0, 2.0), "repeats": 2})
+         methods=("repeat",), sums=False, linear=True, domain={"a": (-2.0, 2.0), "repeats": 2},
+         complex=True)
 def repeat(ans, a, repeats, axis=None):
     d[a] += rt.repeat_adjoint(d[ans], a, repeats, axis)
 

@@ -238,13 +238,18 @@ def matrix(k, c):
 
 
 def like_b(k, c):
-    """np.linalg.solve(a, b): the kind of b."""
-    return k["b"].with_(dtype="f")
+    """np.linalg.solve(a, b): the kind of b, complex where either is."""
+    return k["b"].with_(dtype="c" if "c" in (k["a"].dtype, k["b"].dtype) else "f")
 
 
 def square(k, c):
     """A 2-d float result (inv, cholesky, outer)."""
     return Kind("f", 2)
+
+
+def inverse(k, c):
+    """np.linalg.inv: a 2-d array, complex for a complex `a`."""
+    return Kind("c" if k["a"].dtype == "c" else "f", 2)
 
 
 def diag(k, c):

@@ -195,6 +195,7 @@ from srcad.runtime.products import (
     matmul_dx,
     matmul_dy,
     slogdet_sign,
+    solve,
     solve_da,
     solve_db,
     trace_adjoint,

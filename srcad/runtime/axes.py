@@ -189,9 +189,11 @@ def repeat_adjoint(g, a, repeats, axis=None):
     n = np.size(a) if axis is None else np.shape(a)[axis]
     index = np.repeat(np.arange(n), np.broadcast_to(repeats, (n,)))
     if axis is None:
-        out = np.bincount(index, weights=np.ravel(g), minlength=n).reshape(np.shape(a))
-        return out if np.ndim(a) else float(out)
-    out = np.zeros(np.shape(a))
+        out = np.zeros(n, dtype=np.result_type(g, 0.0))
+        np.add.at(out, index, np.ravel(g))
+        out = out.reshape(np.shape(a))
+        return out if np.ndim(a) else out[()]
+    out = np.zeros(np.shape(a), dtype=np.result_type(g, 0.0))
     np.add.at(out, (slice(None),) * (axis % np.ndim(a)) + (index,), g)
     return out
 
@@ -214,7 +216,7 @@ def _repeat_adjoint(g, a, repeats, axis=None):
         return lambda g, a, repeats, axis=None: np.sum(g)
 
     def impl(g, a, repeats, axis=None):
-        out = np.zeros(a.shape)
+        out = np.zeros(a.shape, g.dtype)
         _add_copies(lines_along(out, axis), lines_along(g, axis), repeats)
         return out
 

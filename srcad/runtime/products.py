@@ -108,6 +108,29 @@ def _matmul_dy(g, x, y):
     return lambda g, x, y: np.dot(np.ascontiguousarray(x).T, np.ascontiguousarray(g))
 
 
+def solve(a, b):
+    """np.linalg.solve(a, b), one real and one complex too (Numba's takes one dtype)."""
+    return np.linalg.solve(a, b)
+
+
+def _solved(a, b):
+    """np.linalg.solve of `a` and `b` made one dtype, complex where either is."""
+    return np.linalg.solve(a, b)
+
+
+@_jit_version(_solved)
+def _solved_jit(a, b):
+    if a.dtype == b.dtype:  # types, compared as the call is typed
+        return lambda a, b: np.linalg.solve(np.ascontiguousarray(a), np.ascontiguousarray(b))
+    return lambda a, b: np.linalg.solve(np.ascontiguousarray(a).astype(np.complex128),
+                                        np.ascontiguousarray(b).astype(np.complex128))
+
+
+@_jit_version(solve)
+def _solve(a, b):
+    return lambda a, b: _solved(a, b)
+
+
 def solve_db(g, a):
     """Adjoint of x = solve(a, b) with respect to b: solve(a.T, g)."""
     return np.linalg.solve(np.ascontiguousarray(a.T), g)
@@ -121,15 +144,14 @@ def solve_da(g, a, x):
 
 @_jit_version(solve_db)
 def _solve_db(g, a):
-    return lambda g, a: np.linalg.solve(np.ascontiguousarray(a.T), g)
+    return lambda g, a: _solved(a.T, g)
 
 
 @_jit_version(solve_da)
 def _solve_da(g, a, x):
     if x.ndim == 1:
-        return lambda g, a, x: -np.outer(np.linalg.solve(np.ascontiguousarray(a.T), g), x)
-    return lambda g, a, x: -np.dot(np.linalg.solve(np.ascontiguousarray(a.T), g),
-                                   np.ascontiguousarray(x.T))
+        return lambda g, a, x: -np.outer(_solved(a.T, g), x)
+    return lambda g, a, x: -np.dot(_solved(a.T, g), np.ascontiguousarray(x.T))
 
 
 @register_jitable(cache=True)
