@@ -213,6 +213,17 @@ def calls_helper_with_try(x):
     return helper_with_try(x) + 1.0
 
 
+def uses_pow_modulo(x):
+    return pow(3, 2, 5) * x
+
+
+def writes_a_view_by_a_2d_mask(x):
+    w = x * 2.0
+    v = w[1:, :]
+    v[v > 1.0] = 0.0
+    return np.sum(w)
+
+
 @pytest.mark.parametrize("func, args, marker, names", [
     (uses_with, (0.5,), "with np.", ("with",)),
     (uses_try, (0.5,), "try:", ("try",)),
@@ -224,8 +235,10 @@ def calls_helper_with_try(x):
     (defines_class, (0.5,), "class Box", ("class", "classdef")),
     (uses_list_comprehension, (np.array([0.5, 1.5]),), "for v in a",
      ("list comprehension", "listcomp", "comprehension")),
+    (uses_pow_modulo, (0.5,), "pow(3", ("pow",)),
+    (writes_a_view_by_a_2d_mask, (np.ones((3, 2)),), "v[v > 1.0]", ("view",)),
 ], ids=["with", "try", "lambda", "generator-expression", "yield", "global", "class",
-        "list-comprehension"])
+        "list-comprehension", "pow-modulo", "view-2d-mask"])
 def test_unsupported_syntax(func, args, marker, names):
     message = refusal(func, *args)
     assert_names_construct(message, *names)

@@ -162,6 +162,10 @@ class ResolveCalls(gast.NodeTransformer):
         op = registry.operator_of(obj)
         if op is not None and len(args) == 2 and not node.keywords:
             return gast.BinOp(left=args[0], op=op(), right=args[1])
+        if op is not None:
+            raise self.error(f"`{text}(...)` is supported with two arguments, as the operator "
+                             "it spells", "write the operator: `x ** y % m` for `pow(x, y, m)`, "
+                             "and no `out=` or `where=`")
         literal = _one_literal(args, node.keywords)
         if obj is builtins.sum and literal is not None:
             return _sum_of(literal.elts)
