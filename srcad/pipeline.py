@@ -46,6 +46,7 @@ from srcad.passes.tidy_adjoints import TidyAdjoints
 from srcad.passes.to_anf import ToANF
 from srcad.passes.ufunc_out import UfuncOut
 from srcad.passes.unroll_tuple_loops import UnrollTupleLoops
+from srcad.passes.unit_seed_loops import UnitSeedLoops
 from srcad.passes.view_writes import ViewWrites
 from srcad.source import FunctionSource
 
@@ -147,6 +148,8 @@ def differentiate(ctx, wrt_names, fwd_name, rev_name):
         rev = _run(ctx, LeanLoopAdjoints, lambda f: LeanLoopAdjoints(arrays).run(f), rev)
     fwd = _run(ctx, RestoreRaises, lambda f: RestoreRaises(ctx).run(f), fwd)
     rev = _run(ctx, RestoreRaises, lambda f: RestoreRaises(ctx).run(f), rev)
+    fwd, rev = _run(ctx, UnitSeedLoops, lambda pair: UnitSeedLoops(
+        params, ctx.adjoint_names, ctx.kinds, ctx.namer, ctx.tape_param).run(*pair), (fwd, rev))
     fwd, rev = _run(ctx, LeanTape, lambda pair: _lean_tape(ctx, params, *pair), (fwd, rev))
     fwd = _run(ctx, FuseElementwise,
                lambda f: FuseElementwise(ctx.kinds, _user_names(ctx)).run(f), fwd)

@@ -1,0 +1,421 @@
+"""UnitSeedLoops: a loop that only adds into a sum runs its adjoint in the forward sweep.
+
+A loss over data is often one loop adding a term per item into a sum (`total += ...`)
+that reaches the output after it. The reverse sweep then runs the loop again backwards,
+replaying each iteration to add its term's gradient into the arrays' adjoints, with the
+sum's adjoint `d_total` the same in every iteration (nothing in the loop reads `total`
+but the additions). What it adds is linear in `d_total`: the forward sweep can add it
+for a cotangent of 1 in the same iteration, when the values are at hand, into arrays of
+its own (`u_d_x`) that the tape keeps; the reverse sweep then only scales them by
+`d_total`. One pass over the data instead of two; the forward loop's body has already
+computed what the reverse body would replay, so that goes.
+
+That holds when the reverse loop reads one adjoint it does not assign (the seed); adds
+into the others only as accumulators (`d_x[i] += e`, `d_s += e`), or uses them as
+temporaries that are zero at the start of every iteration; replays every other value it
+reads from the loop's counter and from values the forward loop does not change (no tape
+read per iteration); and nothing after it reads what it replays.
+
+>>> import gast
+>>> from codegen import to_source
+>>> from codegen.names import Namer
+>>> from srcad.kinds import Kind
+>>> fwd, rev = gast.parse('''def f_fwd(x, c):
+...     total = 0.0
+...     trip1 = rt.range_len(0, 4, 1)
+...     for i in range(4):
+...         r = x[i] * c
+...         total = total + r * r
+...     return total * c, (total, trip1)
+... def f_rev(x, c, tape, d_out):
+...     total, trip1, = tape
+...     d_r = 0.0
+...     d_x = np.zeros_like(x)
+...     d_total = d_out * c
+...     d_c = d_out * total
+...     for k1 in range(trip1 - 1, -1, -1):
+...         i = k1
+...         r = x[i] * c
+...         d_r = d_total * (2.0 * r)
+...         d_x[i] += d_r * c
+...         d_c += d_r * x[i]
+...         d_r = 0.0
+...     return d_x, d_c''').body
+>>> kinds = {"x": Kind("f", 1), "c": Kind("f"), "r": Kind("f"), "total": Kind("f")}
+>>> adjoints = {"x": "d_x", "c": "d_c", "r": "d_r", "total": "d_total"}
+>>> fwd, rev = UnitSeedLoops(["x", "c"], adjoints, kinds, Namer()).run(fwd, rev)
+>>> print(to_source([fwd, rev]).strip())
+def f_fwd(x, c):
+    total = 0.0
+    trip1 = rt.range_len(0, 4, 1)
+    d_r = 0.0
+    u_d_x = np.zeros_like(x)
+    u_d_c = 0.0
+    for i in range(4):
+        r = x[i] * c
+        total = total + r * r
+        d_r = 1.0 * (2.0 * r)
+        u_d_x[i] += d_r * c
+        u_d_c += d_r * x[i]
+        d_r = 0.0
+    return total * c, (total, trip1, u_d_x, u_d_c)
+<BLANKLINE>
+<BLANKLINE>
+def f_rev(x, c, tape, d_out):
+    total, trip1, u_d_x, u_d_c = tape
+    d_r = 0.0
+    d_x = np.zeros_like(x)
+    d_total = d_out * c
+    d_c = d_out * total
+    d_x += d_total * u_d_x
+    d_c += d_total * u_d_c
+    return d_x, d_c
+"""
+import copy
+
+import gast
+
+from codegen.emit import is_comment
+from srcad.passes import ir
+from srcad.passes.lean_tape import _tape_parts
+
+_BODY_STATEMENTS = (gast.Assign, gast.AugAssign, gast.If, gast.Pass)
+
+
+class UnitSeedLoops:
+    """Transformation of a forward sweep and its reverse sweep (see the module).
+    `adjoints`: each variable's adjoint's name; `kinds`: the variables' kinds."""
+
+    needs = ("kinds",)
+    provides = ()
+
+    def __init__(self, params, adjoints, kinds, namer, tape_param="tape"):
+        self.params, self.kinds, self.namer = set(params), kinds, namer
+        self.adjoints = adjoints
+        self.primal_of = {d: v for v, d in adjoints.items()}
+        self.tape_param = tape_param
+
+    def run(self, fwd, rev):
+        parts = _tape_parts(fwd, rev, self.tape_param)
+        if parts is None:
+            return fwd, rev
+        self.tape, self.unpack = parts
+        self.fwd_stored = _stored_names(fwd)
+        for loop in [s for s in rev.body if isinstance(s, gast.For)]:
+            plan = self.plan(loop, fwd, rev)
+            if plan is not None:
+                self.fuse(loop, fwd, rev, *plan)
+        return fwd, rev
+
+    def plan(self, loop, fwd, rev):
+        """(the forward loop, the seed, the accumulators, the temporaries) for the reverse
+        loop `loop`, or None where its adjoint cannot move into the forward sweep."""
+        trip, counter = _reversed_range(loop)
+        if trip is None or not loop.body or not _counter_recovery(loop.body[0], counter):
+            return None
+        target = loop.body[0].targets[0].id
+        found = _forward_loop(fwd, trip, target)
+        if found is None:
+            return None
+        floop, before, after = found
+        body = loop.body[1:]
+        nodes = [n for s in body for n in ir.walk(s)]
+        if not all(isinstance(s, _BODY_STATEMENTS) or is_comment(s)
+                   for s in ir.walk_no_loops(body)) or \
+                any(isinstance(n, (gast.For, gast.While, gast.Break, gast.Continue,
+                                   gast.Return)) for n in nodes) or \
+                any(isinstance(n, (gast.Break, gast.Continue, gast.Return))
+                    for n in ir.walk(floop)) or \
+                any(isinstance(n, gast.Name) and n.id == counter for n in nodes):
+            return None
+        roles = self.roles(body, nodes)
+        if roles is None:
+            return None
+        seed, accumulators, temporaries = roles
+        k = rev.body.index(loop)
+        if not all(self.zero_at_each_start(d, body, rev.body[:k], rev.body[k + 1:])
+                   for d in temporaries):
+            return None
+        if not all(self.unit_start(d, before, floop) is not None for d in accumulators):
+            return None
+        if not self.replayed(body, nodes, floop, before, after, rev, k, target):
+            return None
+        return floop, seed, accumulators, temporaries
+
+    def roles(self, body, nodes):
+        """(the seed, the accumulators, the temporaries) among the adjoints `body`
+        mentions, or None: one adjoint read and never assigned (the seed), adjoints only
+        added into (`d += e`, `d[i] += e`), and the others."""
+        adds = {id(n.target) for n in nodes if isinstance(n, gast.AugAssign)
+                and isinstance(n.op, gast.Add)}
+        adds |= {id(n.target.value) for n in nodes if isinstance(n, gast.AugAssign)
+                 and isinstance(n.op, gast.Add) and isinstance(n.target, gast.Subscript)}
+        mentions = {}  # adjoint -> [(added into, stored, loaded)]
+        for n in nodes:
+            if isinstance(n, gast.Name) and n.id in self.primal_of:
+                mentions.setdefault(n.id, []).append(
+                    (id(n) in adds, isinstance(n.ctx, gast.Store), isinstance(n.ctx, gast.Load)))
+        stored_in = {n.id for s in body for n in ir.walk(s) if isinstance(n, gast.Name)
+                     and isinstance(n.ctx, gast.Store)}
+        subscript_stores = {n.value.id for n in nodes if isinstance(n, gast.Subscript)
+                            and isinstance(n.ctx, gast.Store) and isinstance(n.value, gast.Name)}
+        seeds, accumulators, temporaries = [], [], []
+        for d, uses in mentions.items():
+            kind = self.kinds.get(self.primal_of[d])
+            if kind is None or getattr(kind, "dtype", None) != "f":
+                return None  # complex, or a tuple: not a case for this
+            if all(added for added, _, _ in uses):
+                accumulators.append(d)
+            elif d not in stored_in and d not in subscript_stores:
+                seeds.append(d)
+            elif kind.ndim == 0 and d not in subscript_stores:
+                temporaries.append(d)
+            else:
+                return None  # an array adjoint used otherwise
+        if len(seeds) != 1 or not accumulators:
+            return None
+        return seeds[0], accumulators, temporaries
+
+    def zero_at_each_start(self, d, body, before, after):
+        """Whether the temporary `d` is assigned in every iteration before it is read, or
+        zero when each iteration starts (set to 0.0 before the loop and not mentioned
+        between, and set to 0.0 by the body's last statement that mentions it); and
+        nothing after the loop mentions it."""
+        if not _read_first(body, d, set()):
+            return not any(_mentions(s, d) for s in after)
+        last = next((s for s in reversed(before) if _mentions(s, d)), None)
+        if not _zeroes(last, d):
+            return False
+        last_in_body = next((s for s in reversed(body) if _mentions(s, d)), None)
+        return _zeroes(last_in_body, d) and not any(_mentions(s, d) for s in after)
+
+    def unit_start(self, d, before, floop):
+        """The forward sweep's first value of the accumulator for the adjoint `d`: 0.0
+        for a float, zeros like its array (a parameter or a variable that the forward
+        sweep assigns once, before the loop), or None."""
+        primal = self.primal_of[d]
+        kind = self.kinds[primal]
+        if kind.ndim == 0:
+            return ir.const(0.0)
+        stores = [s for s in before if primal in _stored_names(s)]
+        if primal not in self.params and len(stores) != 1 or \
+                primal in self.params and stores or primal in _stored_names(floop):
+            return None
+        return ir.call("np.zeros_like", ir.name(primal))
+
+    def replayed(self, body, nodes, floop, before, after, rev, k, target):
+        """Whether every value the reverse loop's body reads, other than adjoints, is
+        either assigned by the body itself (replayed from the counter and unchanging
+        values; nothing after the loop in the reverse sweep reads it) or one the forward
+        loop does not change: a parameter or a variable assigned before the loop only,
+        neither written into by the forward loop nor assigned by the reverse sweep but
+        from the tape."""
+        fwd_stored_in_loop = _stored_names(floop)
+        fwd_written_in_loop = _written_names(floop)
+        fwd_stored_after = set().union(set(), *(_stored_names(s) for s in after))
+        rev_stored = {}
+        for s in rev.body:
+            if s is not self.unpack:
+                for name in _stored_names(s):
+                    rev_stored[name] = rev_stored.get(name, 0) + 1
+        body_stored = set().union(set(), *(_stored_names(s) for s in body))
+        later = rev.body[k + 1:]
+        for n in nodes:
+            if isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name) and \
+                    n.target.id not in self.primal_of:
+                return False  # a counter carried from one reverse iteration to the next
+        for name in body_stored - set(self.primal_of):
+            if any(_mentions(s, name) for s in later):
+                return False
+        for name in {n.id for n in nodes if isinstance(n, gast.Name)
+                     and isinstance(n.ctx, gast.Load)} - set(self.primal_of) - body_stored \
+                - {target}:
+            if name in fwd_stored_in_loop or name in fwd_written_in_loop or \
+                    name in fwd_stored_after or rev_stored.get(name):
+                return False
+            if name not in self.params and name not in self.fwd_stored and \
+                    not rev_stored.get(name) and name not in _unpacked(self.unpack):
+                continue  # a module's name: `np`, a constant
+            if name not in self.params and not any(name in _stored_names(s) for s in before) \
+                    and name not in _loaded_names(self.tape):
+                return False
+        return True
+
+    def fuse(self, loop, fwd, rev, floop, seed, accumulators, temporaries):
+        units = {d: self.namer.fresh("u_" + d, numbered=False) for d in accumulators}
+        starts = [ir.assign(d, ir.const(0.0)) for d in temporaries]
+        starts += [ir.assign(units[d], self.unit_start(d, fwd.body[:fwd.body.index(floop)],
+                                                      floop)) for d in accumulators]
+        moved = [_renamed(copy.deepcopy(s), seed, units) for s in loop.body[1:]]
+        floop.body = floop.body + _without_replays(floop.body, moved)
+        j = fwd.body.index(floop)
+        fwd.body[j:j] = [gast.copy_location(s, floop) for s in starts]
+        self.tape.elts += [ir.name(units[d]) for d in accumulators]
+        self.unpack.targets[0].elts += [ir.name(units[d], store=True) for d in accumulators]
+        scaled = [gast.copy_location(gast.AugAssign(
+            target=ir.name(d, store=True), op=gast.Add(),
+            value=gast.BinOp(left=ir.name(seed), op=gast.Mult(), right=ir.name(units[d]))),
+            loop) for d in accumulators]
+        k = rev.body.index(loop)
+        rev.body[k:k + 1] = scaled
+
+
+def _without_replays(primal, moved):
+    """`moved` without the statements that assign again, the same way, what the forward
+    loop's body `primal` has just assigned (at its top level, or in an `if` on the same
+    test), nothing it reads or assigns being assigned after that in the body."""
+    later = [set().union(set(), *(_stored_names(t) for t in primal[j + 1:]))
+             for j in range(len(primal))]
+    done = {}  # a statement's text -> where `primal` makes it
+    for j, p in enumerate(primal):
+        if isinstance(p, gast.Assign):
+            done[gast.dump(p)] = j
+        elif isinstance(p, gast.If):
+            for t in p.body:
+                if isinstance(t, gast.Assign):
+                    done[(gast.dump(p.test), gast.dump(t))] = j
+
+    def made(s, key):
+        j = done.get(key)
+        return j is not None and not ((_loaded_names(s) | _stored_names(s)) & later[j])
+
+    out = []
+    for s in moved:
+        if isinstance(s, gast.Assign) and made(s, gast.dump(s)):
+            continue
+        if isinstance(s, gast.If) and not s.orelse and all(  # the test is read as well
+                isinstance(t, gast.Assign) and made(gast.If(test=s.test, body=[t], orelse=[]),
+                                                    (gast.dump(s.test), gast.dump(t)))
+                for t in s.body):
+            continue
+        out.append(s)
+    return out
+
+
+def _reversed_range(loop):
+    """(the trip count's name, the counter) of `for k in range(trip - 1, -1, -1)`."""
+    it = loop.iter
+    if not (isinstance(loop.target, gast.Name) and isinstance(it, gast.Call)
+            and ir.dotted_text(it.func) == "range" and len(it.args) == 3):
+        return None, None
+    first = it.args[0]
+    if isinstance(first, gast.BinOp) and isinstance(first.op, gast.Sub) and \
+            isinstance(first.left, gast.Name) and isinstance(first.right, gast.Constant) and \
+            first.right.value == 1 and _minus_one(it.args[1]) and _minus_one(it.args[2]):
+        return first.left.id, loop.target.id
+    return None, None
+
+
+def _minus_one(node):
+    return isinstance(node, gast.Constant) and node.value == -1 or \
+        isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub) and \
+        isinstance(node.operand, gast.Constant) and node.operand.value == 1
+
+
+def _counter_recovery(s, counter):
+    """`i = k`, `i = start + k`, `i = start + k * step`: the forward loop's counter."""
+    return isinstance(s, gast.Assign) and len(s.targets) == 1 and \
+        isinstance(s.targets[0], gast.Name) and \
+        any(isinstance(n, gast.Name) and n.id == counter for n in ir.walk(s.value))
+
+
+def _forward_loop(fwd, trip, target):
+    """(the loop, the top-level statements before it, those after it) of the forward
+    sweep's loop `for target in range(...)` whose trip count `trip` it records, or None."""
+    for j, s in enumerate(fwd.body):
+        if isinstance(s, gast.Assign) and len(s.targets) == 1 and \
+                isinstance(s.targets[0], gast.Name) and s.targets[0].id == trip and \
+                isinstance(s.value, gast.Call) and ir.dotted_text(s.value.func) == "rt.range_len":
+            for m in range(j + 1, len(fwd.body)):
+                t = fwd.body[m]
+                if isinstance(t, gast.For):
+                    if isinstance(t.target, gast.Name) and t.target.id == target and \
+                            _same_range(t.iter, s.value):
+                        return t, fwd.body[:m], fwd.body[m + 1:]
+                    return None
+    return None
+
+
+def _same_range(it, counted):
+    """Whether `range(...)` runs as `rt.range_len(start, stop, step)` counts."""
+    if not (isinstance(it, gast.Call) and ir.dotted_text(it.func) == "range"):
+        return False
+    args = list(it.args)
+    args = [ir.const(0)] + args + [ir.const(1)] if len(args) == 1 else \
+        args + [ir.const(1)] if len(args) == 2 else args
+    return [gast.dump(a) for a in args] == [gast.dump(a) for a in counted.args]
+
+
+def _read_first(stmts, name, assigned):
+    """Whether a statement of `stmts` may read `name` before any assigns it (`assigned`:
+    the names assigned on every way to them, updated as they go)."""
+    for s in stmts:
+        if isinstance(s, gast.If):
+            if name in _loaded_names(s.test) and name not in assigned:
+                return True
+            branches = []
+            for block in (s.body, s.orelse):
+                seen = set(assigned)
+                if _read_first(block, name, seen):
+                    return True
+                branches.append(seen)
+            assigned |= branches[0] & branches[1]
+            continue
+        value = s.value if isinstance(s, (gast.Assign, gast.AugAssign)) else s
+        reads = _loaded_names(value) | (
+            _loaded_names(s.target) | _stored_names(s.target)
+            if isinstance(s, gast.AugAssign) else set())
+        if isinstance(s, gast.Assign):
+            reads |= {n.id for t in s.targets for n in ir.walk(t)
+                      if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+            reads |= {t.value.id for t in s.targets if isinstance(t, gast.Subscript)
+                      and isinstance(t.value, gast.Name)}  # an element write keeps the rest
+        if name in reads and name not in assigned:
+            return True
+        assigned |= _stored_names(s)
+    return False
+
+
+def _mentions(s, name):
+    return s is not None and any(isinstance(n, gast.Name) and n.id == name
+                                 for n in ir.walk(s))
+
+
+def _zeroes(s, name):
+    """`name = 0.0`."""
+    return isinstance(s, gast.Assign) and len(s.targets) == 1 and \
+        isinstance(s.targets[0], gast.Name) and s.targets[0].id == name and \
+        isinstance(s.value, gast.Constant) and s.value.value == 0.0 and \
+        not isinstance(s.value.value, bool)
+
+
+def _stored_names(s):
+    return {n.id for n in ir.walk(s) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+
+
+def _loaded_names(e):
+    return {n.id for n in ir.walk(e) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+
+
+def _unpacked(unpack):
+    return {n.id for n in ir.walk(unpack.targets[0]) if isinstance(n, gast.Name)}
+
+
+def _written_names(s):
+    """The arrays `s` writes elements of."""
+    return {n.value.id for n in ir.walk(s) if isinstance(n, gast.Subscript)
+            and isinstance(n.ctx, gast.Store) and isinstance(n.value, gast.Name)}
+
+
+def _renamed(s, seed, units):
+    """`s` with the seed read as 1.0 and each accumulator's adjoint as its unit's."""
+    for n in ir.walk(s):
+        for field, value in gast.iter_fields(n):
+            if isinstance(value, gast.Name) and value.id == seed:
+                setattr(n, field, ir.const(1.0))
+            elif isinstance(value, list):
+                value[:] = [ir.const(1.0) if isinstance(v, gast.Name) and v.id == seed else v
+                            for v in value]
+        if isinstance(n, gast.Name) and n.id in units:
+            n.id = units[n.id]
+    return s
