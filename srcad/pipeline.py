@@ -45,8 +45,8 @@ from srcad.passes.tape_needs import TapeNeeds
 from srcad.passes.tidy_adjoints import TidyAdjoints
 from srcad.passes.to_anf import ToANF
 from srcad.passes.ufunc_out import UfuncOut
-from srcad.passes.unroll_tuple_loops import UnrollTupleLoops
 from srcad.passes.unit_seed_loops import UnitSeedLoops
+from srcad.passes.unroll_tuple_loops import UnrollTupleLoops
 from srcad.passes.view_writes import ViewWrites
 from srcad.source import FunctionSource
 
