@@ -149,7 +149,8 @@ def differentiate(ctx, wrt_names, fwd_name, rev_name):
     fwd = _run(ctx, RestoreRaises, lambda f: RestoreRaises(ctx).run(f), fwd)
     rev = _run(ctx, RestoreRaises, lambda f: RestoreRaises(ctx).run(f), rev)
     fwd, rev = _run(ctx, UnitSeedLoops, lambda pair: UnitSeedLoops(
-        params, ctx.adjoint_names, ctx.kinds, ctx.namer, ctx.tape_param).run(*pair), (fwd, rev))
+        params, ctx.adjoint_names, ctx.kinds, ctx.namer, ctx.tape_param, ctx.seed).run(*pair),
+        (fwd, rev))
     fwd, rev = _run(ctx, LeanTape, lambda pair: _lean_tape(ctx, params, *pair), (fwd, rev))
     fwd = _run(ctx, FuseElementwise,
                lambda f: FuseElementwise(ctx.kinds, _user_names(ctx)).run(f), fwd)

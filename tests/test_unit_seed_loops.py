@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import srcad
-from benchmarks.workloads import huber
+from benchmarks.workloads import huber, lennard_jones
 from tests.fd import fd_grad
 
 
@@ -77,6 +77,26 @@ def stepped_sum_then_more(x, c):
     return total
 
 
+def row_sums_squared(x, c):
+    total = 0.0
+    for i in range(x.shape[0]):
+        s = 0.0
+        for j in range(x.shape[1]):
+            s += x[i, j] * c
+        total += s * s  # the inner sum, squared: adjoint work between the loops
+    return total
+
+
+def pairs_within(x, cutoff):
+    total = 0.0
+    for i in range(x.shape[0]):
+        for j in range(i + 1, x.shape[0]):
+            d = x[i] - x[j]
+            if abs(d) < cutoff:
+                total += np.cos(d) * cutoff
+    return 2.0 * total
+
+
 def _args(name, rng):
     x = rng.uniform(-1.5, 1.5, 9)
     return {
@@ -88,11 +108,14 @@ def _args(name, rng):
         "term_read_after": (x,),
         "stepped_sum_then_more": (x, 0.8),
         "huber": (rng.normal(size=9) * 2.0, rng.normal(size=9), 0.9),
+        "lennard_jones": (rng.uniform(0.0, 4.0, (6, 3)),),
+        "row_sums_squared": (rng.normal(size=(3, 4)), 0.7),
+        "pairs_within": (x, 1.3),
     }[name]
 
 
-FUSED = [squared_error, masked_logistic, huber]
-NOT_FUSED = [two_sums, carried_product, writes_its_input, term_read_after]
+FUSED = [squared_error, masked_logistic, huber, lennard_jones, pairs_within]
+NOT_FUSED = [two_sums, carried_product, writes_its_input, term_read_after, row_sums_squared]
 FUNCTIONS = FUSED + NOT_FUSED + [stepped_sum_then_more]
 
 
@@ -120,7 +143,7 @@ def test_gradients_match_finite_differences(fn, jit):
 @pytest.mark.parametrize("fn", FUSED, ids=lambda f: f.__name__)
 def test_a_loss_over_data_runs_its_loop_once(fn):
     args = _args(fn.__name__, np.random.default_rng(8))
-    g = srcad.grad(fn, wrt=(0, 1), jit=False)
+    g = srcad.grad(fn, wrt=tuple(range(min(2, len(args)))), jit=False)
     g(*args)
     rev = _rev_source(g, fn)
     assert not re.search(r"^ +for ", rev, re.M)  # it only scales what the forward sweep added

@@ -89,11 +89,11 @@ class UnitSeedLoops:
     needs = ("kinds",)
     provides = ()
 
-    def __init__(self, params, adjoints, kinds, namer, tape_param="tape"):
+    def __init__(self, params, adjoints, kinds, namer, tape_param="tape", seed=None):
         self.params, self.kinds, self.namer = set(params), kinds, namer
         self.adjoints = adjoints
         self.primal_of = {d: v for v, d in adjoints.items()}
-        self.tape_param = tape_param
+        self.tape_param, self.seed = tape_param, seed
 
     def run(self, fwd, rev):
         parts = _tape_parts(fwd, rev, self.tape_param)
@@ -101,23 +101,70 @@ class UnitSeedLoops:
             return fwd, rev
         self.tape, self.unpack = parts
         self.fwd_stored = _stored_names(fwd)
+        self.rev_stored = {}
+        for s in rev.body:
+            if s is not self.unpack:
+                for name in _stored_names(s):
+                    self.rev_stored[name] = self.rev_stored.get(name, 0) + 1
+        out = fwd.body[-1].value.elts[0]  # the function's value: its cotangent may seed
+        kind = self.kinds.get(out.id) if isinstance(out, gast.Name) else None
+        self.scalar_seed = self.seed is not None and (
+            isinstance(out, gast.Constant) or getattr(kind, "ndim", None) == 0 and
+            getattr(kind, "dtype", None) == "f")
         for loop in [s for s in rev.body if isinstance(s, gast.For)]:
-            plan = self.plan(loop, fwd, rev)
+            site = self.site(loop, fwd, rev)
+            plan = self.plan(*site) if site is not None else None
             if plan is not None:
-                self.fuse(loop, fwd, rev, *plan)
+                self.fuse(loop, fwd, rev, site, *plan)
         return fwd, rev
 
-    def plan(self, loop, fwd, rev):
-        """(the forward loop, the seed, the accumulators, the temporaries) for the reverse
-        loop `loop`, or None where its adjoint cannot move into the forward sweep."""
-        trip, counter = _reversed_range(loop)
-        if trip is None or not loop.body or not _counter_recovery(loop.body[0], counter):
-            return None
-        target = loop.body[0].targets[0].id
-        found = _forward_loop(fwd, trip, target)
+    def site(self, loop, fwd, rev):
+        """Where the adjoint of the top-level reverse loop `loop` would go: (the reverse
+        loop whose body moves, the forward loop it goes into, the reverse statements
+        before and after it, the forward ones before and after, the names whose value is
+        the same for the forward loop's iterations and the reverse's) for the loop
+        itself, or for its inner loop when its body only replays values before it (a
+        double loop over pairs); or None."""
+        k = rev.body.index(loop)
+        found = self.matching(loop, fwd.body)
         if found is None:
             return None
-        floop, before, after = found
+        floop, j = found
+        site = (loop, floop, rev.body[:k], rev.body[k + 1:], fwd.body[:j], fwd.body[j + 1:],
+                {floop.target.id})
+        inner = loop.body[-1]
+        if not isinstance(inner, gast.For) or any(
+                isinstance(n, gast.Name) and n.id in self.primal_of or
+                isinstance(n, (gast.For, gast.While)) for s in loop.body[1:-1]
+                for n in ir.walk(s)):
+            return site
+        found = self.matching(inner, floop.body)
+        if found is None or found[1] != len(floop.body) - 1:
+            return site
+        # the outer bodies replay the same values before the inner loops
+        primal = {gast.dump(t) for t in floop.body[:-1] if isinstance(t, gast.Assign)}
+        replays = loop.body[1:-1]
+        if not all(isinstance(t, gast.Assign) and gast.dump(t) in primal or is_comment(t)
+                   for t in replays):
+            return site
+        stable = {floop.target.id} | set().union(set(), *(_stored_names(t) for t in replays))
+        stable = (stable - _stored_names(found[0])) | {found[0].target.id}
+        return (inner, found[0], rev.body[:k] + [loop.body[0]] + replays, rev.body[k + 1:],
+                fwd.body[:j] + floop.body[:-1], fwd.body[j + 1:], stable)
+
+    def matching(self, loop, block):
+        """(the forward loop in `block` that the reverse loop `loop` reverses, its
+        position), or None."""
+        trip, counter = _reversed_range(loop)
+        if trip is None or not loop.body or not _counter_recovery(loop.body[0], counter) \
+                or any(isinstance(n, gast.Name) and n.id == counter
+                       for s in loop.body[1:] for n in ir.walk(s)):
+            return None
+        return _forward_loop(block, trip, loop.body[0].targets[0].id)
+
+    def plan(self, loop, floop, rev_before, rev_after, before, after, stable):
+        """(the seed, the accumulators, the temporaries) for moving the body of the
+        reverse loop `loop` into the forward loop `floop`, or None where it cannot."""
         body = loop.body[1:]
         nodes = [n for s in body for n in ir.walk(s)]
         if not all(isinstance(s, _BODY_STATEMENTS) or is_comment(s)
@@ -125,22 +172,20 @@ class UnitSeedLoops:
                 any(isinstance(n, (gast.For, gast.While, gast.Break, gast.Continue,
                                    gast.Return)) for n in nodes) or \
                 any(isinstance(n, (gast.Break, gast.Continue, gast.Return))
-                    for n in ir.walk(floop)) or \
-                any(isinstance(n, gast.Name) and n.id == counter for n in nodes):
+                    for n in ir.walk(floop)):
             return None
         roles = self.roles(body, nodes)
         if roles is None:
             return None
         seed, accumulators, temporaries = roles
-        k = rev.body.index(loop)
-        if not all(self.zero_at_each_start(d, body, rev.body[:k], rev.body[k + 1:])
+        if not all(self.zero_at_each_start(d, body, rev_before, rev_after)
                    for d in temporaries):
             return None
         if not all(self.unit_start(d, before, floop) is not None for d in accumulators):
             return None
-        if not self.replayed(body, nodes, floop, before, after, rev, k, target):
+        if not self.replayed(body, nodes, floop, before, after, rev_after, stable):
             return None
-        return floop, seed, accumulators, temporaries
+        return seed, accumulators, temporaries
 
     def roles(self, body, nodes):
         """(the seed, the accumulators, the temporaries) among the adjoints `body`
@@ -152,7 +197,11 @@ class UnitSeedLoops:
                  and isinstance(n.op, gast.Add) and isinstance(n.target, gast.Subscript)}
         mentions = {}  # adjoint -> [(added into, stored, loaded)]
         for n in nodes:
-            if isinstance(n, gast.Name) and n.id in self.primal_of:
+            if isinstance(n, gast.Name) and n.id == self.seed:
+                if not self.scalar_seed or not isinstance(n.ctx, gast.Load):
+                    return None
+                mentions.setdefault(n.id, []).append((False, False, True))
+            elif isinstance(n, gast.Name) and n.id in self.primal_of:
                 mentions.setdefault(n.id, []).append(
                     (id(n) in adds, isinstance(n.ctx, gast.Store), isinstance(n.ctx, gast.Load)))
         stored_in = {n.id for s in body for n in ir.walk(s) if isinstance(n, gast.Name)
@@ -161,6 +210,9 @@ class UnitSeedLoops:
                             and isinstance(n.ctx, gast.Store) and isinstance(n.value, gast.Name)}
         seeds, accumulators, temporaries = [], [], []
         for d, uses in mentions.items():
+            if d == self.seed:
+                seeds.append(d)
+                continue
             kind = self.kinds.get(self.primal_of[d])
             if kind is None or getattr(kind, "dtype", None) != "f":
                 return None  # complex, or a tuple: not a case for this
@@ -203,53 +255,52 @@ class UnitSeedLoops:
             return None
         return ir.call("np.zeros_like", ir.name(primal))
 
-    def replayed(self, body, nodes, floop, before, after, rev, k, target):
+    def replayed(self, body, nodes, floop, before, after, later, stable):
         """Whether every value the reverse loop's body reads, other than adjoints, is
         either assigned by the body itself (replayed from the counter and unchanging
-        values; nothing after the loop in the reverse sweep reads it) or one the forward
-        loop does not change: a parameter or a variable assigned before the loop only,
-        neither written into by the forward loop nor assigned by the reverse sweep but
-        from the tape."""
+        values; nothing after the loop in the reverse sweep mentions it), or `stable`, or
+        one the forward loop does not change: a parameter or a variable assigned before
+        the loop only, neither written into by the forward loop nor assigned by the
+        reverse sweep but from the tape."""
         fwd_stored_in_loop = _stored_names(floop)
         fwd_written_in_loop = _written_names(floop)
         fwd_stored_after = set().union(set(), *(_stored_names(s) for s in after))
-        rev_stored = {}
-        for s in rev.body:
-            if s is not self.unpack:
-                for name in _stored_names(s):
-                    rev_stored[name] = rev_stored.get(name, 0) + 1
         body_stored = set().union(set(), *(_stored_names(s) for s in body))
-        later = rev.body[k + 1:]
+        adjoints = set(self.primal_of) | {self.seed}
         for n in nodes:
             if isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name) and \
-                    n.target.id not in self.primal_of:
+                    n.target.id not in adjoints:
                 return False  # a counter carried from one reverse iteration to the next
-        for name in body_stored - set(self.primal_of):
+        for name in (body_stored | stable) - adjoints:
             if any(_mentions(s, name) for s in later):
                 return False
         for name in {n.id for n in nodes if isinstance(n, gast.Name)
-                     and isinstance(n.ctx, gast.Load)} - set(self.primal_of) - body_stored \
-                - {target}:
+                     and isinstance(n.ctx, gast.Load)} - adjoints - body_stored - stable:
             if name in fwd_stored_in_loop or name in fwd_written_in_loop or \
-                    name in fwd_stored_after or rev_stored.get(name):
+                    name in fwd_stored_after or self.rev_stored.get(name):
                 return False
             if name not in self.params and name not in self.fwd_stored and \
-                    not rev_stored.get(name) and name not in _unpacked(self.unpack):
+                    name not in _unpacked(self.unpack):
                 continue  # a module's name: `np`, a constant
             if name not in self.params and not any(name in _stored_names(s) for s in before) \
                     and name not in _loaded_names(self.tape):
                 return False
         return True
 
-    def fuse(self, loop, fwd, rev, floop, seed, accumulators, temporaries):
+    def fuse(self, loop, fwd, rev, site, seed, accumulators, temporaries):
+        """Move the body of the site's reverse loop into its forward loop, with a unit
+        seed and accumulators of its own, started before the top-level forward loop;
+        the top-level reverse loop `loop` becomes the scaling of the accumulators."""
+        inner, floop, _, _, before, _, _ = site
         units = {d: self.namer.fresh("u_" + d, numbered=False) for d in accumulators}
         starts = [ir.assign(d, ir.const(0.0)) for d in temporaries]
-        starts += [ir.assign(units[d], self.unit_start(d, fwd.body[:fwd.body.index(floop)],
-                                                      floop)) for d in accumulators]
-        moved = [_renamed(copy.deepcopy(s), seed, units) for s in loop.body[1:]]
+        starts += [ir.assign(units[d], self.unit_start(d, before, floop))
+                   for d in accumulators]
+        moved = [_renamed(copy.deepcopy(s), seed, units) for s in inner.body[1:]]
         floop.body = floop.body + _without_replays(floop.body, moved)
-        j = fwd.body.index(floop)
-        fwd.body[j:j] = [gast.copy_location(s, floop) for s in starts]
+        top = next(s for s in fwd.body if s is floop or any(n is floop for n in ir.walk(s)))
+        j = fwd.body.index(top)
+        fwd.body[j:j] = [gast.copy_location(s, top) for s in starts]
         self.tape.elts += [ir.name(units[d]) for d in accumulators]
         self.unpack.targets[0].elts += [ir.name(units[d], store=True) for d in accumulators]
         scaled = [gast.copy_location(gast.AugAssign(
@@ -319,19 +370,19 @@ def _counter_recovery(s, counter):
         any(isinstance(n, gast.Name) and n.id == counter for n in ir.walk(s.value))
 
 
-def _forward_loop(fwd, trip, target):
-    """(the loop, the top-level statements before it, those after it) of the forward
-    sweep's loop `for target in range(...)` whose trip count `trip` it records, or None."""
-    for j, s in enumerate(fwd.body):
+def _forward_loop(block, trip, target):
+    """(the loop, its position) of the loop `for target in range(...)` in `block`, whose
+    trip count `trip` a statement before it records, or None."""
+    for j, s in enumerate(block):
         if isinstance(s, gast.Assign) and len(s.targets) == 1 and \
                 isinstance(s.targets[0], gast.Name) and s.targets[0].id == trip and \
                 isinstance(s.value, gast.Call) and ir.dotted_text(s.value.func) == "rt.range_len":
-            for m in range(j + 1, len(fwd.body)):
-                t = fwd.body[m]
+            for m in range(j + 1, len(block)):
+                t = block[m]
                 if isinstance(t, gast.For):
                     if isinstance(t.target, gast.Name) and t.target.id == target and \
                             _same_range(t.iter, s.value):
-                        return t, fwd.body[:m], fwd.body[m + 1:]
+                        return t, m
                     return None
     return None
 
