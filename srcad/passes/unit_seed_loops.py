@@ -1,74 +1,88 @@
-"""UnitSeedLoops: a loop that only adds into a sum runs its adjoint in the forward sweep.
+"""UnitSeedLoops: a double loop that only adds into a sum runs its adjoint in the forward
+sweep.
 
-A loss over data is often one loop adding a term per item into a sum (`total += ...`)
-that reaches the output after it. The reverse sweep then runs the loop again backwards,
-replaying each iteration to add its term's gradient into the arrays' adjoints, with the
-sum's adjoint `d_total` the same in every iteration (nothing in the loop reads `total`
-but the additions). What it adds is linear in `d_total`: the forward sweep can add it
-for a cotangent of 1 in the same iteration, when the values are at hand, into arrays of
-its own (`u_d_x`) that the tape keeps; the reverse sweep then only scales them by
-`d_total`. One pass over the data instead of two; the forward loop's body has already
-computed what the reverse body would replay, so that goes.
+An energy over pairs (`for i: for j in range(i + 1, n): e += f(x[i], x[j])`) adds a term
+per pair into a sum that reaches the output after the loops. The reverse sweep then runs
+both loops again backwards, replaying each pair's values to add its term's gradient into
+the arrays' adjoints, with the sum's adjoint the same for every pair (nothing in the
+loops reads `e` but the additions). What it adds is linear in that adjoint: the forward
+sweep can add it for a cotangent of 1 in the same inner iteration, with the pair's
+values at hand, into accumulators of its own (`u_d_x`) that the tape keeps; the reverse
+sweep then only scales them by the sum's adjoint. One pass over the pairs instead of
+two, and what the reverse body would replay the forward body has just computed.
 
-That holds when the reverse loop reads one adjoint it does not assign (the seed); adds
-into the others only as accumulators (`d_x[i] += e`, `d_s += e`), or uses them as
-temporaries that are zero at the start of every iteration; replays every other value it
-reads from the loop's counter and from values the forward loop does not change (no tape
-read per iteration); and nothing after it reads what it replays.
+Only a loop nest whose outer body does nothing but replay values for the inner loop: a
+single loop's reverse is often vectorized by the compiler (its sums may be reordered,
+see SafeReassociation), where in the forward sweep, which must add the function's own
+sum in the function's order, it could not be, and it is faster left alone.
+
+That holds when the inner reverse loop reads one adjoint it does not assign (the seed:
+the sum's, or the output's own cotangent when the output is a number); adds into the
+others only as accumulators (`d_x[i] += e`, `d_s += e`), or uses them as temporaries
+that are assigned before they are read, or zero at the start of every iteration;
+replays every other value it reads from the counters and from values the forward loops
+do not change (no tape read per iteration); and nothing after the loops reads what it
+replays.
 
 >>> import gast
 >>> from codegen import to_source
 >>> from codegen.names import Namer
 >>> from srcad.kinds import Kind
 >>> fwd, rev = gast.parse('''def f_fwd(x, c):
-...     total = 0.0
+...     e = 0.0
 ...     trip1 = rt.range_len(0, 4, 1)
 ...     for i in range(4):
-...         r = x[i] * c
-...         total = total + r * r
-...     return total * c, (total, trip1)
+...         start = i + 1
+...         trip2 = rt.range_len(start, 4, 1)
+...         for j in range(start, 4):
+...             r = (x[i] - x[j]) * c
+...             e = e + r * r
+...     return e, (trip1,)
 ... def f_rev(x, c, tape, d_out):
-...     total, trip1, = tape
-...     d_r = 0.0
+...     trip1, = tape
 ...     d_x = np.zeros_like(x)
-...     d_total = d_out * c
-...     d_c = d_out * total
-...     for k1 in range(trip1 - 1, -1, -1):
-...         i = k1
-...         r = x[i] * c
-...         d_r = d_total * (2.0 * r)
-...         d_x[i] += d_r * c
-...         d_c += d_r * x[i]
-...         d_r = 0.0
+...     d_c = 0.0
+...     for k2 in range(trip1 - 1, -1, -1):
+...         i = k2
+...         start = i + 1
+...         trip2 = rt.range_len(start, 4, 1)
+...         for k1 in range(trip2 - 1, -1, -1):
+...             j = start + k1
+...             r = (x[i] - x[j]) * c
+...             d_r = d_out * (2.0 * r)
+...             d_x[i] += d_r * c
+...             d_x[j] -= d_r * c
+...             d_c += d_r * (x[i] - x[j])
 ...     return d_x, d_c''').body
->>> kinds = {"x": Kind("f", 1), "c": Kind("f"), "r": Kind("f"), "total": Kind("f")}
->>> adjoints = {"x": "d_x", "c": "d_c", "r": "d_r", "total": "d_total"}
->>> fwd, rev = UnitSeedLoops(["x", "c"], adjoints, kinds, Namer()).run(fwd, rev)
+>>> kinds = {"x": Kind("f", 1), "c": Kind("f"), "r": Kind("f"), "e": Kind("f")}
+>>> adjoints = {"x": "d_x", "c": "d_c", "r": "d_r"}
+>>> fwd, rev = UnitSeedLoops(["x", "c"], adjoints, kinds, Namer(), seed="d_out").run(fwd, rev)
 >>> print(to_source([fwd, rev]).strip())
 def f_fwd(x, c):
-    total = 0.0
+    e = 0.0
     trip1 = rt.range_len(0, 4, 1)
     d_r = 0.0
     u_d_x = np.zeros_like(x)
     u_d_c = 0.0
     for i in range(4):
-        r = x[i] * c
-        total = total + r * r
-        d_r = 1.0 * (2.0 * r)
-        u_d_x[i] += d_r * c
-        u_d_c += d_r * x[i]
-        d_r = 0.0
-    return total * c, (total, trip1, u_d_x, u_d_c)
+        start = i + 1
+        trip2 = rt.range_len(start, 4, 1)
+        for j in range(start, 4):
+            r = (x[i] - x[j]) * c
+            e = e + r * r
+            d_r = 1.0 * (2.0 * r)
+            u_d_x[i] += d_r * c
+            u_d_x[j] -= d_r * c
+            u_d_c += d_r * (x[i] - x[j])
+    return e, (trip1, u_d_x, u_d_c)
 <BLANKLINE>
 <BLANKLINE>
 def f_rev(x, c, tape, d_out):
-    total, trip1, u_d_x, u_d_c = tape
-    d_r = 0.0
+    trip1, u_d_x, u_d_c = tape
     d_x = np.zeros_like(x)
-    d_total = d_out * c
-    d_c = d_out * total
-    d_x += d_total * u_d_x
-    d_c += d_total * u_d_c
+    d_c = 0.0
+    d_x += d_out * u_d_x
+    d_c += d_out * u_d_c
     return d_x, d_c
 """
 import copy
@@ -130,23 +144,21 @@ class UnitSeedLoops:
         if found is None:
             return None
         floop, j = found
-        site = (loop, floop, rev.body[:k], rev.body[k + 1:], fwd.body[:j], fwd.body[j + 1:],
-                {floop.target.id})
         inner = loop.body[-1]
         if not isinstance(inner, gast.For) or any(
                 isinstance(n, gast.Name) and n.id in self.primal_of or
                 isinstance(n, (gast.For, gast.While)) for s in loop.body[1:-1]
                 for n in ir.walk(s)):
-            return site
+            return None
         found = self.matching(inner, floop.body)
         if found is None or found[1] != len(floop.body) - 1:
-            return site
+            return None
         # the outer bodies replay the same values before the inner loops
         primal = {gast.dump(t) for t in floop.body[:-1] if isinstance(t, gast.Assign)}
         replays = loop.body[1:-1]
         if not all(isinstance(t, gast.Assign) and gast.dump(t) in primal or is_comment(t)
                    for t in replays):
-            return site
+            return None
         stable = {floop.target.id} | set().union(set(), *(_stored_names(t) for t in replays))
         stable = (stable - _stored_names(found[0])) | {found[0].target.id}
         return (inner, found[0], rev.body[:k] + [loop.body[0]] + replays, rev.body[k + 1:],
@@ -190,11 +202,12 @@ class UnitSeedLoops:
     def roles(self, body, nodes):
         """(the seed, the accumulators, the temporaries) among the adjoints `body`
         mentions, or None: one adjoint read and never assigned (the seed), adjoints only
-        added into (`d += e`, `d[i] += e`), and the others."""
+        added into or subtracted from (`d += e`, `d[i] -= e`), and the others."""
         adds = {id(n.target) for n in nodes if isinstance(n, gast.AugAssign)
-                and isinstance(n.op, gast.Add)}
+                and isinstance(n.op, (gast.Add, gast.Sub))}
         adds |= {id(n.target.value) for n in nodes if isinstance(n, gast.AugAssign)
-                 and isinstance(n.op, gast.Add) and isinstance(n.target, gast.Subscript)}
+                 and isinstance(n.op, (gast.Add, gast.Sub))
+                 and isinstance(n.target, gast.Subscript)}
         mentions = {}  # adjoint -> [(added into, stored, loaded)]
         for n in nodes:
             if isinstance(n, gast.Name) and n.id == self.seed:
