@@ -72,7 +72,8 @@ from srcad.rules import registry
 # each helper that broadcasts, and its twin for operands of one shape
 _ALIKE = {"rt.mul": "rt.mul_alike", "rt.div": "rt.div_alike", "rt.add": "rt.add_alike",
           "rt.sub": "rt.sub_alike", "rt.add_to": "rt.add_to_alike"}
-_HELPERS = set(_ALIKE.values()) | set(_ALIKE) - {"rt.add_to"} | {"rt.neg"}  # elementwise
+# elementwise: of the shape their array operands share
+_HELPERS = set(_ALIKE.values()) | set(_ALIKE) - {"rt.add_to"} | {"rt.neg", "rt.select"}
 _ORIGINAL = {twin: helper for helper, twin in _ALIKE.items()}
 NUMBER = "number"  # the shape of a number, which broadcasts to any
 

@@ -8,15 +8,19 @@ there is nothing to sum, and the call, the code Numba links in for it, and the a
 makes are left out (`Adjoints.accumulate`).
 
 A shape is a tuple of tokens, one per axis; two variables have the same shape when their
-tuples are equal. A token is an argument's axis, `("arg", name, axis)`; an axis of length
-one that `None` adds, `("one",)`; or a slice of an axis, `("slice", token, lengths)`, where
+tuples are equal. A token is an argument's axis, `("arg", name, axis)`; the axis of an
+array assigned once outside loops whose shape is not known otherwise (a product of
+matrices), `("of", name, axis)`; an axis of length one that `None` adds, `("one",)`; or
+a slice of an axis, `("slice", token, lengths)`, where
 `lengths` says how long the slice is for every length of the axis (for a step of one,
 slices of the same lengths are one token: `2:` and `:-2`). Only variables assigned once
 get a shape, from arguments, slices with constant bounds, integer indices and `None`,
-elementwise operations (arithmetic, and rules typed elementwise) of operands that
-broadcast to a shape known here, reductions along constant axes, and functions whose
-rule says their result has an operand's shape (`np.triu(m, 1)`, `np.flip(m)`); anything
-else has no shape here, and is never taken for equal.
+elementwise operations (arithmetic, comparisons, and rules typed elementwise) of
+operands that broadcast to a shape known here, reductions along constant axes, and
+functions whose rule says their result has an operand's shape (`np.triu(m, 1)`,
+`np.flip(m)`); any other array assigned once outside loops has its own, equal to no
+other but what is elementwise of it alone (`h = x @ w; a = np.where(h > 0, h, 0.0)`:
+`a` has `h`'s shape); the rest has none, and is never taken for equal.
 
 >>> import gast
 >>> from srcad.rules.typing import Kind
@@ -39,8 +43,10 @@ else has no shape here, and is never taken for equal.
 >>> shapes = static_shapes(fn, kinds, rule_of)
 >>> shapes["a"] == shapes["b"] == shapes["s"] == shapes["t"]
 True
->>> shapes["r"] == shapes["a"], "q" in shapes  # `w` has one row more than `a`
+>>> shapes["r"] == shapes["a"], shapes["q"] == shapes["a"]  # `w`: one row more than `a`
 (False, False)
+>>> shapes["q"]  # its own, whatever broadcasting makes of `t` and `r`
+(('of', 'q', 0), ('of', 'q', 1))
 
 Broadcasting against `None`'s axes:
 
@@ -68,7 +74,8 @@ from srcad.rules import typing as ty
 ONE = ("one",)  # an axis of length one, as `None` adds
 
 # the typing functions of rules whose result has the broadcast shape of their operands
-_ELEMENTWISE = (ty.elementwise, ty.same, ty.arith, ty.true_div, ty.power, ty.sum_or_product)
+_ELEMENTWISE = (ty.elementwise, ty.same, ty.arith, ty.true_div, ty.power, ty.sum_or_product,
+                ty.logical)
 
 
 def _constant(node):
@@ -208,7 +215,7 @@ def _assigned_shapes(fnode, kinds, rule_of, stored, shapes):
     """Records in `shapes` the shapes of the names assigned once; {name: the set of the
     shapes its assignments give} for all names, None for one not known."""
     found, count = {}, {}
-    for s, _ in statements(fnode.body):
+    for s, loops in statements(fnode.body):
         if not (isinstance(s, gast.Assign) and len(s.targets) == 1
                 and isinstance(s.targets[0], gast.Name)):
             continue
@@ -223,6 +230,8 @@ def _assigned_shapes(fnode, kinds, rule_of, stored, shapes):
         elif isinstance(op, gast.Subscript) and isinstance(op.value, gast.Name) \
                 and op.value.id in shapes:
             shape = _indexed(shapes[op.value.id], op.slice, kinds)
+        elif isinstance(op, gast.Compare) and len(op.comparators) == 1:  # `h > 0`
+            shape = _broadcast([op.left, op.comparators[0]], shapes, kinds)
         else:
             rule, bound = rule_of(op)
             if rule is not None and rule.kind in _ELEMENTWISE \
@@ -235,6 +244,9 @@ def _assigned_shapes(fnode, kinds, rule_of, stored, shapes):
                 shape = shapes.get(x.id) if isinstance(x, gast.Name) else None
         if shape is not None and len(shape) != k.ndim:
             shape = None
+        if shape is None and not loops and stored.get(t) == 1:
+            # its own shape, whatever it is: what is elementwise of it alone shares it
+            shape = tuple(("of", t, i) for i in range(k.ndim))
         found.setdefault(t, set()).add(shape)
         if shape is not None and stored.get(t) == 1:
             shapes[t] = shape
