@@ -114,7 +114,7 @@ class UnitSeedLoops:
         if parts is None:
             return fwd, rev
         self.tape, self.unpack = parts
-        self.fwd_stored = _stored_names(fwd)
+        self.fwd, self.fwd_stored = fwd, _stored_names(fwd)
         self.rev_stored = {}
         for s in rev.body:
             if s is not self.unpack:
@@ -193,7 +193,7 @@ class UnitSeedLoops:
         if not all(self.zero_at_each_start(d, body, rev_before, rev_after)
                    for d in temporaries):
             return None
-        if not all(self.unit_start(d, before, floop) is not None for d in accumulators):
+        if not all(self.unit_start(d, floop) is not None for d in accumulators):
             return None
         if not self.replayed(body, nodes, floop, before, after, rev_after, stable):
             return None
@@ -254,17 +254,20 @@ class UnitSeedLoops:
         last_in_body = next((s for s in reversed(body) if _mentions(s, d)), None)
         return _zeroes(last_in_body, d) and not any(_mentions(s, d) for s in after)
 
-    def unit_start(self, d, before, floop):
-        """The forward sweep's first value of the accumulator for the adjoint `d`: 0.0
-        for a float, zeros like its array (a parameter or a variable that the forward
-        sweep assigns once, before the loop), or None."""
+    def unit_start(self, d, floop):
+        """The forward sweep's first value of the accumulator for the adjoint `d`, set
+        before the top-level loop around `floop`: 0.0 for a float, zeros like its array (a
+        parameter, or a variable that the forward sweep assigns once, at its top level
+        before that loop), or None."""
         primal = self.primal_of[d]
         kind = self.kinds[primal]
         if kind.ndim == 0:
             return ir.const(0.0)
-        stores = [s for s in before if primal in _stored_names(s)]
+        top = _top(self.fwd, floop)
+        stores = [s for s in self.fwd.body[:self.fwd.body.index(top)]
+                  if primal in _stored_names(s)]
         if primal not in self.params and len(stores) != 1 or \
-                primal in self.params and stores or primal in _stored_names(floop):
+                primal in self.params and stores or primal in _stored_names(top):
             return None
         return ir.call("np.zeros_like", ir.name(primal))
 
@@ -304,14 +307,13 @@ class UnitSeedLoops:
         """Move the body of the site's reverse loop into its forward loop, with a unit
         seed and accumulators of its own, started before the top-level forward loop;
         the top-level reverse loop `loop` becomes the scaling of the accumulators."""
-        inner, floop, _, _, before, _, _ = site
+        inner, floop = site[:2]
         units = {d: self.namer.fresh("u_" + d, numbered=False) for d in accumulators}
         starts = [ir.assign(d, ir.const(0.0)) for d in temporaries]
-        starts += [ir.assign(units[d], self.unit_start(d, before, floop))
-                   for d in accumulators]
+        starts += [ir.assign(units[d], self.unit_start(d, floop)) for d in accumulators]
         moved = [_renamed(copy.deepcopy(s), seed, units) for s in inner.body[1:]]
         floop.body = floop.body + _without_replays(floop.body, moved)
-        top = next(s for s in fwd.body if s is floop or any(n is floop for n in ir.walk(s)))
+        top = _top(fwd, floop)
         j = fwd.body.index(top)
         fwd.body[j:j] = [gast.copy_location(s, top) for s in starts]
         self.tape.elts += [ir.name(units[d]) for d in accumulators]
@@ -322,6 +324,11 @@ class UnitSeedLoops:
             loop) for d in accumulators]
         k = rev.body.index(loop)
         rev.body[k:k + 1] = scaled
+
+
+def _top(fwd, floop):
+    """The top-level statement of `fwd` that is or holds the loop `floop`."""
+    return next(s for s in fwd.body if s is floop or any(n is floop for n in ir.walk(s)))
 
 
 def _without_replays(primal, moved):
