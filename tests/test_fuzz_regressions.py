@@ -498,3 +498,16 @@ def test_a_parallel_loop_reads_an_array_updated_through_a_view(jit):
                     acc += v * m[i, 0] * y
             return acc + np.sum(u)
         """, jit=jit)
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_an_update_written_into_afterwards_keeps_its_value_for_the_reverse_sweep(jit):
+    # `a /= d` is `tmp = a / d; a = tmp`; a later `a[1::2] += c` writes into what the
+    # quotient's adjoint reads (`tmp`). Taking `a = tmp` as a hand-over, not an alias to
+    # copy (right for `u = u.copy()`), made that gradient wrong (fuzz seed 52).
+    check("""
+        def f(x, y, a, m):
+            a /= 1.5 + np.sin(a)
+            a[1::2] += math.sin(y / (1.5 + math.tanh(y) ** 2))
+            return y + x + 0.1 * np.sum(a) + 0.1 * np.sum(m)
+        """, jit=jit)

@@ -54,6 +54,7 @@ class CheckAliases:
         the (view, source, position, loops, statement) of each assignment that may make
         an alias, and the (name, position, loops, statement) of each `x += e`."""
         self.writes, self.defs, self.uses, self.spans = {}, {}, {}, {}
+        self.copies = set()  # names a `np.copy(...)` assigns
         views, augmented = [], []
         for pos, (s, loops) in enumerate(statements(fnode.body)):
             for loop in loops:
@@ -71,6 +72,9 @@ class CheckAliases:
                       if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)]
             for name in names_:
                 self.defs.setdefault(name, []).append(pos)
+            if len(names_) == 1 and isinstance(s.value, gast.Call) and \
+                    ir.dotted_text(s.value.func) == "np.copy":
+                self.copies.add(names_[0])
             self.stmt = s
             for name, sources in self.target_sources(t, s.value, names_):
                 if _holds_arrays(self.ctx.kinds.get(name)):
@@ -257,11 +261,13 @@ class CheckAliases:
             self.copy_or_refuse(view, src, s)
 
     def handed_over(self, view, src, pos, s):
-        """Whether `view = src` hands a new array over to `view`: `src` is a local made
-        once, by other than a view (`tmp = np.copy(u); u = tmp`), and read nowhere else,
-        so that `view` is the array's one name."""
-        return isinstance(s.value, gast.Name) and s.value.id == src and \
-            src not in self.params and len(self.defs.get(src, [])) == 1 and \
+        """Whether `view = src` hands a new array over to `view`: `src` is a copy made
+        once (`tmp = np.copy(u); u = tmp`, ToANF's form of `u = u.copy()`) and read nowhere
+        else, so that `view` is the array's one name. Only a copy: the reverse sweep may
+        read the result of another operation (a quotient's adjoint reads the quotient),
+        which writes through `view` would change under it."""
+        return isinstance(s.value, gast.Name) and s.value.id == src and src in self.copies \
+            and src not in self.params and len(self.defs.get(src, [])) == 1 and \
             [p for p, _ in self.uses.get(src, [])] == [pos] and src not in self.writes and \
             not any(v == src for v, *_ in self.views)
 
