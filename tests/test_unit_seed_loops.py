@@ -150,6 +150,10 @@ def test_an_energy_over_pairs_runs_its_loops_once(fn):
     rev = _rev_source(g, fn)
     assert not re.search(r"^ +for ", rev, re.M)  # it only scales what the forward sweep added
     assert " * u_d_" in rev
+    source = srcad.source(g)
+    fwd = source[source.index(f"def {fn.__name__}_fwd"):source.index(f"def {fn.__name__}_rev")]
+    # what every pair with `i` adds at `i` is summed in a local, written once per `i`
+    assert re.search(r"\n        u_d_\w+\[i(, \d)?\] \+= acc\d+\n", fwd)
 
 
 @pytest.mark.parametrize("fn", NOT_FUSED, ids=lambda f: f.__name__)

@@ -9,7 +9,9 @@ loops reads `e` but the additions). What it adds is linear in that adjoint: the 
 sweep can add it for a cotangent of 1 in the same inner iteration, with the pair's
 values at hand, into accumulators of its own (`u_d_x`) that the tape keeps; the reverse
 sweep then only scales them by the sum's adjoint. One pass over the pairs instead of
-two, and what the reverse body would replay the forward body has just computed.
+two, and what the reverse body would replay the forward body has just computed. What the
+inner loop adds at one place for all its iterations (`u_d_x[i]`) it adds up in a local
+number, written once after it.
 
 Only a loop nest whose outer body does nothing but replay values for the inner loop: a
 single loop's reverse is often vectorized by the compiler (its sums may be reordered,
@@ -67,13 +69,15 @@ def f_fwd(x, c):
     for i in range(4):
         start = i + 1
         trip2 = rt.range_len(start, 4, 1)
+        acc1 = 0.0
         for j in range(start, 4):
             r = (x[i] - x[j]) * c
             e = e + r * r
             d_r = 1.0 * (2.0 * r)
-            u_d_x[i] += d_r * c
+            acc1 += d_r * c
             u_d_x[j] -= d_r * c
             u_d_c += d_r * (x[i] - x[j])
+        u_d_x[i] += acc1
     return e, (trip1, u_d_x, u_d_c)
 <BLANKLINE>
 <BLANKLINE>
@@ -314,6 +318,8 @@ class UnitSeedLoops:
         moved = [_renamed(copy.deepcopy(s), seed, units) for s in inner.body[1:]]
         floop.body = floop.body + _without_replays(floop.body, moved)
         top = _top(fwd, floop)
+        if top is not floop and top.body and top.body[-1] is floop:
+            self.kept_in_locals(top, floop, moved, set(units.values()))
         j = fwd.body.index(top)
         fwd.body[j:j] = [gast.copy_location(s, top) for s in starts]
         self.tape.elts += [ir.name(units[d]) for d in accumulators]
@@ -324,6 +330,36 @@ class UnitSeedLoops:
             loop) for d in accumulators]
         k = rev.body.index(loop)
         rev.body[k:k + 1] = scaled
+
+
+    def kept_in_locals(self, outer, floop, moved, units):
+        """The elements of the accumulators that the inner loop `floop` adds into at
+        places its iterations do not change (`u_d_x[i, 0] += e`, `i` the outer counter)
+        are added up in local numbers through the inner loop and into the array after
+        it: the inner loop then carries no sum through memory. The accumulators are only
+        ever added into, so the order of the additions is all that changes."""
+        varying = _stored_names(floop)
+        places = {}  # a place's text -> (its local, the place)
+        for n in [n for s in moved for n in ir.walk(s)]:
+            if isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Subscript) and \
+                    isinstance(n.target.value, gast.Name) and n.target.value.id in units and \
+                    not (_loaded_names(n.target.slice) & varying) and \
+                    not any(isinstance(m, (gast.Call, gast.Subscript))
+                            for m in ir.walk(n.target.slice)):
+                key = gast.dump(n.target)
+                if key not in places:
+                    places[key] = (self.namer.fresh("acc"), copy.deepcopy(n.target))
+                n.target = ir.name(places[key][0], store=True)
+        if not places:
+            return
+        before = [gast.copy_location(ir.assign(name, ir.const(0.0)), floop)
+                  for name, _ in places.values()]
+        after = []
+        for name, place in places.values():
+            place.ctx = gast.Store()
+            after.append(gast.copy_location(gast.AugAssign(
+                target=place, op=gast.Add(), value=ir.name(name)), floop))
+        outer.body[-1:] = before + [floop] + after
 
 
 def _top(fwd, floop):
