@@ -163,3 +163,37 @@ def test_loops_whose_adjoint_needs_the_reverse_order_keep_it(fn):
     g(*args)
     rev = _rev_source(g, fn)
     assert re.search(r"^ +for ", rev, re.M) and "u_d_" not in rev
+
+
+def _pair_programs():
+    """Energies over pairs in the forms the fusion takes, and some near them, each a
+    program in the fuzzer's form `f(x, y, a, m)`."""
+    starts = ["i + 1", "0", "i"]
+    terms = ["np.sin(d) * x", "d * d", "math.exp(-d * d) * y", "d * m[0, j % m.shape[1]]",
+             "s * d"]
+    conds = ["", "if d > 0.1:", "if i % 2 == 0:"]
+    out = []
+    for k, (start, term, cond) in enumerate(
+            (s, t, c) for s in starts for t in terms for c in conds):
+        pre = "s = a[i] * 0.5" if k % 2 else "s = 0.7"
+        body = f"e += {term}" if not cond else f"{cond}\n                e += {term}"
+        after = "e * x + np.sum(m)" if k % 3 else "np.tanh(e) + np.sum(a * a) * e"
+        out.append(f"""
+def f(x, y, a, m):
+    e = 0.0
+    for i in range(a.shape[0]):
+        {pre}
+        for j in range({start}, a.shape[0]):
+            d = a[i] - a[j] * y + s
+            {body}
+    return {after}
+""")
+    return out
+
+
+@pytest.mark.parametrize("source", _pair_programs())
+def test_pair_energies_match_finite_differences_and_forward_mode(source):
+    from srcad import fuzz
+    program = "import math\n\nimport numpy as np\n" + source
+    result = fuzz.check_source(program, 11, (5, 3), jit=False)
+    assert result.outcome == fuzz.OK, result.detail

@@ -179,9 +179,12 @@ class UnitSeedLoops:
         return _forward_loop(block, trip, loop.body[0].targets[0].id)
 
     def plan(self, loop, floop, rev_before, rev_after, before, after, stable):
-        """(the seed, the accumulators, the temporaries) for moving the body of the
-        reverse loop `loop` into the forward loop `floop`, or None where it cannot."""
-        body = loop.body[1:]
+        """(the body to move, the seed, the accumulators, the temporaries) for moving
+        the body of the reverse loop `loop` into the forward loop `floop`, or None where
+        it cannot. The body leaves out the restoring of a value from the tape that
+        nothing reads: the sum itself, restored as the loop goes back, when it is read
+        only before the loop in the reverse sweep (`return np.tanh(e)`)."""
+        body = _without_unread_pops(loop.body[1:], rev_after)
         nodes = [n for s in body for n in ir.walk(s)]
         if not all(isinstance(s, _BODY_STATEMENTS) or is_comment(s)
                    for s in ir.walk_no_loops(body)) or \
@@ -201,7 +204,7 @@ class UnitSeedLoops:
             return None
         if not self.replayed(body, nodes, floop, before, after, rev_after, stable):
             return None
-        return seed, accumulators, temporaries
+        return body, seed, accumulators, temporaries
 
     def roles(self, body, nodes):
         """(the seed, the accumulators, the temporaries) among the adjoints `body`
@@ -307,15 +310,15 @@ class UnitSeedLoops:
                 return False
         return True
 
-    def fuse(self, loop, fwd, rev, site, seed, accumulators, temporaries):
+    def fuse(self, loop, fwd, rev, site, body, seed, accumulators, temporaries):
         """Move the body of the site's reverse loop into its forward loop, with a unit
         seed and accumulators of its own, started before the top-level forward loop;
         the top-level reverse loop `loop` becomes the scaling of the accumulators."""
-        inner, floop = site[:2]
+        floop = site[1]
         units = {d: self.namer.fresh("u_" + d, numbered=False) for d in accumulators}
         starts = [ir.assign(d, ir.const(0.0)) for d in temporaries]
         starts += [ir.assign(units[d], self.unit_start(d, floop)) for d in accumulators]
-        moved = [_renamed(copy.deepcopy(s), seed, units) for s in inner.body[1:]]
+        moved = [_renamed(copy.deepcopy(s), seed, units) for s in body]
         floop.body = floop.body + _without_replays(floop.body, moved)
         top = _top(fwd, floop)
         if top is not floop and top.body and top.body[-1] is floop:
@@ -360,6 +363,42 @@ class UnitSeedLoops:
             after.append(gast.copy_location(gast.AugAssign(
                 target=place, op=gast.Add(), value=ir.name(name)), floop))
         outer.body[-1:] = before + [floop] + after
+
+
+def _without_unread_pops(stmts, later):
+    """`stmts` without the pops (`top_v -= 1; v = tape_v[top_v]`) of values `v` that no
+    statement of `stmts` reads, nor any of `later`."""
+    reads = {n.id for s in stmts for n in ir.walk(s)
+             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+
+    def pop_of(a, b):
+        if not (isinstance(a, gast.AugAssign) and isinstance(a.op, gast.Sub) and
+                isinstance(a.target, gast.Name) and isinstance(a.value, gast.Constant) and
+                a.value.value == 1 and isinstance(b, gast.Assign) and len(b.targets) == 1 and
+                isinstance(b.targets[0], gast.Name) and isinstance(b.value, gast.Subscript)
+                and isinstance(b.value.value, gast.Name) and
+                isinstance(b.value.slice, gast.Name) and b.value.slice.id == a.target.id):
+            return None
+        v, top = b.targets[0].id, a.target.id
+        return None if v in reads or any(_mentions(s, v) or _mentions(s, top)
+                                         for s in later) else v
+
+    def block(ss):
+        out, k = [], 0
+        while k < len(ss):
+            if k + 1 < len(ss) and pop_of(ss[k], ss[k + 1]) is not None:
+                k += 2
+                continue
+            s = ss[k]
+            if isinstance(s, gast.If):
+                s = copy.copy(s)
+                s.body, s.orelse = block(s.body), block(s.orelse)
+                if not s.body:
+                    s.body = [gast.Pass()]
+            out.append(s)
+            k += 1
+        return out
+    return block(list(stmts))
 
 
 def _top(fwd, floop):
