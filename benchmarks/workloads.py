@@ -153,20 +153,20 @@ class Workload:
 
 WORKLOADS = [
     Workload("W1", "tanh recurrence", tanh_rnn, (0, 1), _tanh_rnn_args, lambda n: n,
-             full=10**6, small=8, smoke=1000, peer_probe=2000, goal=1.5),
+             full=10**6, small=8, smoke=1000, peer_probe=2000, goal=1.2),
     Workload("W2", "Lennard-Jones", lennard_jones, (0,), _lattice_args,
              lambda n: n * (n - 1) // 2, full=2744, small=8, smoke=27, peer_probe=27,
-             goal=3.0),
+             goal=2.8),
     Workload("W3", "MLP", mlp, (0, 1), _mlp_args, lambda dims: dims[0] * dims[1] * dims[2],
              full=(2048, 512, 512, 10), small=(6, 5, 4, 3), smoke=(64, 32, 32, 10),
-             peer_probe=(2048, 512, 512, 10), goal=2.0),
+             peer_probe=(2048, 512, 512, 10), goal=1.3),
     Workload("W4", "Huber if/else", huber, (0, 2), _huber_args, lambda n: n,
-             full=10**6, small=8, smoke=1000, peer_probe=2000, goal=1.5),
+             full=10**6, small=8, smoke=1000, peer_probe=2000, goal=1.2),
     Workload("W5", "box products", box_products, (0, 1), _box_args,
              lambda dims: dims[0] * dims[1] * dims[2], full=(300, 64, 300), small=(4, 5, 3),
-             smoke=(10, 16, 10), peer_probe=(20, 64, 20), goal=4.0),
+             smoke=(10, 16, 10), peer_probe=(20, 64, 20), goal=3.0),
     Workload("W6", "RK4 Lorenz", rk4_lorenz, (0, 1, 2, 3, 4, 5), _lorenz_args, lambda n: n,
-             full=500_000, small=50, smoke=500, peer_probe=500, goal=2.6),
+             full=500_000, small=50, smoke=500, peer_probe=500, goal=2.4),
 ]
 
 BY_KEY = {w.key: w for w in WORKLOADS}
