@@ -24,6 +24,7 @@ class Context:
     timings: list = field(default_factory=list)  # (pass name, seconds)
     provided: set = field(default_factory=set)  # the fields filled in so far
     adjoint_names: dict = field(default_factory=dict)  # variable -> its adjoint's name
+    adjoint_of: dict = field(default_factory=dict)  # an adjoint's name -> its variable
     seed: str = "d_out"  # the reverse sweep's cotangent parameter
     tape_param: str = "tape"  # the reverse sweep's tape parameter
     out_argument: str = None  # the parameter the function writes its result into (`out=`)
@@ -117,6 +118,7 @@ class Context:
         """The adjoint's name for variable `name` (`d_x` for `x`, unless that is taken)."""
         if name not in self.adjoint_names:
             self.adjoint_names[name] = self.namer.fresh("d_" + name, numbered=False)
+            self.adjoint_of[self.adjoint_names[name]] = name
         return self.adjoint_names[name]
 
     @staticmethod

@@ -55,7 +55,6 @@ class Adjoints:
 
     def __init__(self, ctx):
         self.ctx = ctx
-        self._primal = {}  # adjoint name -> its variable, for `ndim`
 
     def kind(self, atom):
         if isinstance(atom, gast.Name):
@@ -74,9 +73,7 @@ class Adjoints:
         if isinstance(node, gast.Name):
             kind = self.ctx.kinds.get(node.id)
             if kind is None:
-                if len(self._primal) != len(self.ctx.adjoint_names):
-                    self._primal = {d: v for v, d in self.ctx.adjoint_names.items()}
-                kind = self.ctx.kinds.get(self._primal.get(node.id))
+                kind = self.ctx.kinds.get(self.ctx.adjoint_of.get(node.id))
             return getattr(kind, "ndim", 0)
         if isinstance(node, gast.BinOp):
             return max(self.ndim(node.left), self.ndim(node.right))
