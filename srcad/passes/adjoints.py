@@ -1,5 +1,6 @@
 """Adjoint statements for one primal operation, instantiated from the rule templates."""
 import copy
+import functools
 
 import gast
 
@@ -9,17 +10,25 @@ from srcad.passes.activity import bound_args, names, statements
 from srcad.passes.static_shapes import same_shape, static_shapes
 
 
-def _replace_d(node, bound, ans):
-    """Swap `d[ans]` for the result's adjoint name."""
+class _SwapAns(gast.NodeTransformer):
+    """`d[ans]` in a rule's template becomes `__d_ans__`, the result's adjoint."""
 
-    class Swap(gast.NodeTransformer):
-        def visit_Subscript(self, sub):
-            if isinstance(sub.value, gast.Name) and sub.value.id == "d" \
-                    and isinstance(sub.slice, gast.Name) and sub.slice.id == ans:
-                return ir.name("__d_ans__")
-            return self.generic_visit(sub)
+    def __init__(self, ans):
+        self.ans = ans
 
-    return Swap().visit(copy.deepcopy(node))
+    def visit_Subscript(self, sub):
+        if isinstance(sub.value, gast.Name) and sub.value.id == "d" \
+                and isinstance(sub.slice, gast.Name) and sub.slice.id == self.ans:
+            return ir.name("__d_ans__")
+        return self.generic_visit(sub)
+
+
+@functools.lru_cache(maxsize=None)
+def _replace_d(node, ans):
+    """A copy of template expression `node` with `d[ans]` swapped for the result's
+    adjoint: made once per template (a rule's templates live as long as the process), and
+    only read, since `fill` copies it again."""
+    return _SwapAns(ans).visit(copy.deepcopy(node))
 
 
 def _imaginary(value):
@@ -190,7 +199,7 @@ class Adjoints:
         for tmpl in rule.body:
             p = tmpl.target.slice.id
             atom = repl.get(p)
-            value = fill([_replace_d(tmpl.value, bound, rule.params[0])], repl)[0]
+            value = fill([_replace_d(tmpl.value, rule.params[0])], repl)[0]
             if isinstance(atom, (gast.Tuple, gast.List)):
                 out += self.sequence(rule, t, atom, bound)
             elif self.is_active(atom):
