@@ -337,16 +337,19 @@ class TapeNeeds:
         return plan, recomputed, operands
 
     def pure(self, op, written):
-        """A cheap operation without side effects whose inputs are all still in place."""
+        """A cheap operation without side effects whose inputs are all still in place: a
+        call only of numbers (`math.exp(t)`; not `np.prod(box[:, j])`, whose value the tape
+        keeps for what recomputing it would cost, a pass over the array)."""
         if isinstance(op, (gast.BinOp, gast.UnaryOp, gast.Compare, gast.Constant, gast.Name)):
             return True
         if isinstance(op, gast.Attribute):
             return True
         if isinstance(op, gast.Subscript):
             return op.value.id not in written
-        if isinstance(op, gast.Call):
+        if isinstance(op, gast.Call):  # of numbers: a reduction of an array costs its size
             return self.ctx.site(op).kind == "rule" and not any(
-                isinstance(a, gast.Name) and a.id in written for a in op.args)
+                isinstance(a, gast.Name) and (a.id in written or self.ctx.kinds[a.id].is_array)
+                for a in op.args)
         return False
 
     def saved_loop_vars(self, fnode, defs):
