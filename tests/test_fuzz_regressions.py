@@ -511,3 +511,24 @@ def test_an_update_written_into_afterwards_keeps_its_value_for_the_reverse_sweep
             a[1::2] += math.sin(y / (1.5 + math.tanh(y) ** 2))
             return y + x + 0.1 * np.sum(a) + 0.1 * np.sum(m)
         """, jit=jit)
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_a_parallel_loop_after_a_ufunc_writes_its_output_argument(jit):
+    # `np.add(w, x, w)` writes into `w`; the loop's helpers did not count that write and
+    # passed `w` through as a value they return, and the write was refused as aliasing,
+    # naming a temporary (fuzz seed 89149, grammar generator).
+    check("""
+        from numba import prange
+
+        def f(x, y, a, m):
+            w = np.zeros(4)
+            np.add(w, x * a, w)
+            acc = 0.0
+            for i in prange(1, 3):
+                c = 1.0
+                for j in range(1, 3):
+                    c = c * y
+                acc += math.cos(c + np.prod(np.cos(w)))
+            return acc
+        """, jit=jit)

@@ -3,8 +3,10 @@ import copy
 import warnings
 
 import gast
+import numpy as np
 
 from srcad.errors import SrcadWarning
+from srcad.passes import ir
 from srcad.passes.hoist_local_functions import HoistLocalFunctions, hoist
 from srcad.passes.lower_prange import live_in
 
@@ -263,7 +265,8 @@ def _base(node):
 
 
 def _written(stmts):
-    """Arrays the statements write into: `a[...] = `, `a[...] op= `, `out=a`."""
+    """Arrays the statements write into: `a[...] = `, `a[...] op= `, `out=a`, a NumPy
+    ufunc's output after its inputs (`np.add(a, b, a)`)."""
     out = set()
     for s in stmts:
         for n in gast.walk(s):
@@ -271,10 +274,24 @@ def _written(stmts):
                 out.add(_base(n))
             elif isinstance(n, gast.keyword) and n.arg == "out":
                 out |= {e.id for e in gast.walk(n.value) if isinstance(e, gast.Name)}
+            elif isinstance(n, gast.Call) and _ufunc_inputs(n) < len(n.args):
+                out |= {e.id for e in gast.walk(n.args[_ufunc_inputs(n)])
+                        if isinstance(e, gast.Name)}
             elif isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) \
                     and n.func.attr in ("fill", "sort", "put", "itemset", "resize"):
                 out.add(_base(n.func.value))
     return out - {None}
+
+
+def _ufunc_inputs(call):
+    """How many inputs the NumPy ufunc that `call` spells `np.<name>` takes (an argument
+    after them is its output); a large number for any other call. This pass runs before
+    names are resolved: a ufunc under another spelling is not seen here, and UfuncOut
+    refuses what that leaves aliased."""
+    parts = (ir.dotted_text(call.func) or "").split(".")
+    ufunc = getattr(np, parts[1], None) if len(parts) == 2 and parts[0] in ("np", "numpy") \
+        else None
+    return ufunc.nin if isinstance(ufunc, np.ufunc) else 1 << 30
 
 
 def _carried(loop, params, before, later, enclosing, written_anywhere=frozenset()):
