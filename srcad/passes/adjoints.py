@@ -34,7 +34,7 @@ def _replace_d(node, ans):
 def _imaginary(value):
     """Whether an adjoint contribution holds an imaginary constant (`-1j / z`)."""
     return any(isinstance(n, gast.Constant) and isinstance(n.value, complex)
-               for n in gast.walk(value))
+               for n in ir.walk(value))
 
 
 # arithmetic of two arrays, spelled as the helper that loops over them (srcad.runtime.loops)

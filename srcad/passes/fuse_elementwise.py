@@ -61,7 +61,7 @@ _CALM = (gast.BinOp, gast.UnaryOp, gast.Subscript, gast.Name, gast.Constant, gas
 
 def _loads(fnode):
     out = {}
-    for n in gast.walk(fnode):
+    for n in ir.walk(fnode):
         if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
             out[n.id] = out.get(n.id, 0) + 1
     return out
@@ -70,7 +70,7 @@ def _loads(fnode):
 def _shape_reads(node):
     """How many times `node` reads `x.shape`, per name `x`."""
     out = {}
-    for n in gast.walk(node):
+    for n in ir.walk(node):
         if isinstance(n, gast.Attribute) and n.attr == "shape" and \
                 isinstance(n.value, gast.Name):
             out[n.value.id] = out.get(n.value.id, 0) + 1
@@ -79,7 +79,7 @@ def _shape_reads(node):
 
 def _stores(fnode):
     out = {}
-    for n in gast.walk(fnode):
+    for n in ir.walk(fnode):
         if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load):
             out[n.id] = out.get(n.id, 0) + 1
     return out
@@ -91,7 +91,7 @@ def _calm(s):
     return isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) \
         and all(isinstance(n, _CALM + (gast.expr_context, gast.operator, gast.unaryop,
                                        gast.Slice, gast.Tuple, gast.Name))
-                or _copy_call(n) for n in gast.walk(s.value))
+                or _copy_call(n) for n in ir.walk(s.value))
 
 
 def _copy_call(n):
@@ -128,7 +128,7 @@ class FuseElementwise:
             else None
         if operands is None:
             return None
-        for n in gast.walk(v):  # names, constants, slices of arrays
+        for n in ir.walk(v):  # names, constants, slices of arrays
             if isinstance(n, (gast.Call, gast.Attribute, gast.Compare)) or isinstance(
                     n, gast.Subscript) and not self.basic_view(n, stores):
                 return None
@@ -147,7 +147,7 @@ class FuseElementwise:
         slices, integers assigned once)."""
         if not self.array(view.value):
             return False
-        for n in gast.walk(view.slice):
+        for n in ir.walk(view.slice):
             if isinstance(n, gast.Name):
                 kind = self.kinds.get(n.id)
                 if kind is None or getattr(kind, "ndim", 1) or stores.get(n.id, 0) > 1:
@@ -194,7 +194,7 @@ class FuseElementwise:
         shape = self.shape(s.value) if moved else None
         if moved and (shape is None or any(  # operands assigned once: their shapes stay
                 isinstance(n, gast.Name) and stores.get(n.id, 0) > 1
-                for n in gast.walk(s.value))):
+                for n in ir.walk(s.value))):
             return False
         value = self.sliced(s.value, stores) or s.value
         self.substitute(body[use], t, value)
@@ -202,7 +202,7 @@ class FuseElementwise:
         if moved:
             self.shapes[t] = shape
         loads[t] = loads.get(t, 0) - 1 - moved
-        for n in gast.walk(shape) if moved else ():
+        for n in ir.walk(shape) if moved else ():
             if isinstance(n, gast.Attribute) and isinstance(n.value, gast.Name):
                 loads[n.value.id] = loads.get(n.value.id, 0) + moved
                 shape_reads[n.value.id] = shape_reads.get(n.value.id, 0) + moved
@@ -215,10 +215,10 @@ class FuseElementwise:
         operand of arithmetic (or as its whole value), with only calm statements between
         that assign none of the names `t`'s value reads; None when `t` is read otherwise
         (the tape's `t.shape` aside, `shape_reads` times)."""
-        read = {n.id for n in gast.walk(body[k].value) if isinstance(n, gast.Name)}
+        read = {n.id for n in ir.names(body[k].value)}
         for j in range(k + 1, end):
             s = body[j]
-            here = sum(1 for n in gast.walk(s) if isinstance(n, gast.Name) and n.id == t)
+            here = sum(1 for n in ir.walk(s) if isinstance(n, gast.Name) and n.id == t)
             if here == 0:
                 if not _calm(s) or s.targets[0].id in read:
                     return None
@@ -253,7 +253,7 @@ class FuseElementwise:
     def array_leaves(self, value):
         """The array names that elementwise `value` reads, or None if a kind is unknown."""
         out = []
-        for n in gast.walk(value):
+        for n in ir.walk(value):
             if isinstance(n, gast.Subscript):
                 return None  # a slice's shape is not its array's
             if isinstance(n, gast.Name):

@@ -77,9 +77,18 @@ def parents(*nodes):
     """Each node's parent, over the trees `nodes` (statements, or a function)."""
     parent = {}
     for node in nodes:
-        for n in walk(node):
-            for c in gast.iter_child_nodes(n):
-                parent[c] = n
+        todo = [node]
+        for n in todo:  # the list grows as it is read
+            for field in n._fields:
+                value = getattr(n, field, None)
+                if isinstance(value, gast.AST):
+                    parent[value] = n
+                    todo.append(value)
+                elif type(value) is list:
+                    for v in value:
+                        if isinstance(v, gast.AST):
+                            parent[v] = n
+                            todo.append(v)
     return parent
 
 

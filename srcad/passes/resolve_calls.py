@@ -318,7 +318,7 @@ def _grid(module, sparse, index, error):
         start, step = s.lower or ir.const(0), s.step or ir.const(1)
         bounds = [b.value for b in (start, s.upper, step) if isinstance(b, gast.Constant)]
         counted = any(isinstance(n, gast.Constant) and isinstance(n.value, complex)
-                      for n in gast.walk(step))
+                      for n in ir.walk(step))
         if counted and not isinstance(step, gast.Constant):
             raise error(f"`{spelled}` takes a count written as a number here (`0:1:5j`)",
                         f"or call `{module}.linspace(start, stop, n)`")
@@ -388,10 +388,10 @@ class HeldSplits:
 
     def run(self, fnode):
         stores = {}
-        for node in gast.walk(fnode):
+        for node in ir.walk(fnode):
             if isinstance(node, gast.Name) and not isinstance(node.ctx, gast.Load):
                 stores[node.id] = stores.get(node.id, 0) + 1
-        for node in list(gast.walk(fnode)):
+        for node in list(ir.walk(fnode)):
             if not (isinstance(node, gast.Assign) and len(node.targets) == 1
                     and isinstance(node.targets[0], gast.Name)
                     and stores.get(node.targets[0].id) == 1

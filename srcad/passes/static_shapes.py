@@ -68,6 +68,7 @@ True
 """
 import gast
 
+from srcad.passes import ir
 from srcad.passes.activity import statements
 from srcad.rules import typing as ty
 
@@ -190,7 +191,7 @@ def static_shapes(fnode, kinds, rule_of):
     module can tell; `kinds` gives each variable's rank, `rule_of(op)` the (rule,
     {parameter: atom}) of an operation, as `activity.bound_args` does."""
     stored = {}
-    for n in gast.walk(fnode):
+    for n in ir.walk(fnode):
         if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del)):
             stored[n.id] = stored.get(n.id, 0) + 1
     shapes = {}
