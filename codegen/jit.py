@@ -6,6 +6,11 @@ import numba
 
 from codegen.module import cache_problem, warn_once
 
+# A generated module's global that tells its code how it runs: True as written, where
+# Numba compiles the module (and drops the branch not taken), set to False where the
+# module runs as plain Python.
+LOOPS_FLAG = "ELEMENT_LOOPS"
+
 
 def compile_module(module, names, warning=UserWarning):
     """Replace each function `names` in `module` by a `numba.njit` dispatcher.

@@ -7,7 +7,7 @@ from contextlib import nullcontext
 
 import numpy as np
 
-from codegen.jit import compile_failure, compile_module
+from codegen.jit import LOOPS_FLAG, compile_failure, compile_module
 from codegen.module import cached_source, load_module, module_name
 from srcad import progress, tiers
 from srcad import runtime as rt
@@ -142,6 +142,7 @@ class Compiled:
             plain = load_module(self.source, self.top.name, variant="_py",
                                 warning=SrcadWarning)
             plain.List = list
+            setattr(plain, LOOPS_FLAG, False)  # element loops call their kernels once
             for name, (fn, _) in self.externals.items():
                 setattr(plain, name, fn)
             self._plain = plain

@@ -84,6 +84,8 @@ class Context:
     tangent_names: dict = field(default_factory=dict)  # ForwardAD: variable -> its tangent
     # SafeReassociation
     reassociable: bool = False
+    # ElementLoops
+    element_functions: list = field(default_factory=list)  # kernels and loops of the sweep
 
     def __post_init__(self):
         self.provided |= {"fsrc", "program", "namer", "adjoint_names", "seed", "tape_param"}
@@ -91,7 +93,8 @@ class Context:
             node = getattr(self.fsrc, "node", None)
             taken = set()
             if node is not None:
-                taken = {n.id for n in gast.walk(node) if isinstance(n, gast.Name)} | \
+                from srcad.passes import ir
+                taken = {n.id for n in ir.names(node)} | \
                     {a.id for a in node.args.args}
             self.namer = Namer(taken)
             self.seed = self.namer.fresh("d_out", numbered=False)

@@ -3,12 +3,11 @@ import os
 import sys
 import time
 
-import gast
-
 from codegen import to_source
 from codegen.emit import EmissionError, emit
 from srcad.context import Context
 from srcad.errors import SrcadError, internal_error
+from srcad.passes import ir
 from srcad.passes.activity import Activity, bound_args
 from srcad.passes.bind_arguments import BindArguments
 from srcad.passes.bind_expressions import BindExpressions
@@ -16,6 +15,7 @@ from srcad.passes.check_aliases import CheckAliases
 from srcad.passes.check_supported import CheckSupported
 from srcad.passes.checkpoint_loops import CheckpointLoops
 from srcad.passes.common_subexpressions import CommonSubexpressions
+from srcad.passes.element_loops import ElementLoops
 from srcad.passes.expand_aug_assign import ExpandAugAssign
 from srcad.passes.filling_helpers import FillingHelpers
 from srcad.passes.forward_ad import ForwardAD
@@ -158,6 +158,9 @@ def differentiate(ctx, wrt_names, fwd_name, rev_name):
                 and not k.ndim}
     adjoints = set(ctx.adjoint_names.values()) | {ctx.seed}
     _run(ctx, SafeReassociation, lambda f: _reassociable(ctx, adjoints, integers, f), rev)
+    if arrays:
+        rev, *ctx.element_functions = _run(ctx, ElementLoops, lambda f: _element_loops(
+            ctx, rev_name, f), rev)
     return fwd, rev
 
 
@@ -182,7 +185,7 @@ def _user_names(ctx):
     """The user's own variables (the passes have rewritten `ctx.fsrc.node` by now)."""
     code = getattr(ctx.fsrc.fn, "__code__", None)
     if code is None:  # no code object to ask: every name counts as the user's
-        return {n.id for n in gast.walk(ctx.fnode) if isinstance(n, gast.Name)}
+        return {n.id for n in ir.names(ctx.fnode)}
     return set(code.co_varnames) | set(code.co_cellvars) | set(code.co_freevars)
 
 
@@ -200,9 +203,16 @@ def _reassociable(ctx, adjoints, integers, rev):
     return rev
 
 
+def _element_loops(ctx, rev_name, rev):
+    """The reverse sweep and the kernels and loops it now calls, as one list."""
+    rev, functions = ElementLoops(_static_shapes(ctx), ctx.kinds, ctx.adjoint_names,
+                                  rev_name, ctx.program.namer.fresh).run(rev)
+    return [rev] + functions
+
+
 def _scalar_adjoints(ctx):
     """(adjoints of scalar floats, those of them that belong to compiler temporaries)."""
-    user = {n.id for n in gast.walk(ctx.fsrc.node) if isinstance(n, gast.Name)}
+    user = {n.id for n in ir.names(ctx.fsrc.node)}
     scalars = {d: v for v, d in ctx.adjoint_names.items()
                if getattr(ctx.kinds.get(v), "ndim", None) == 0
                and getattr(ctx.kinds.get(v), "dtype", None) == "f"}

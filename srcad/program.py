@@ -7,6 +7,7 @@ import numpy as np
 
 from codegen import Namer
 from codegen.emit import EmissionError, emit
+from codegen.jit import LOOPS_FLAG
 from srcad import pipeline
 from srcad.errors import SrcadError, UnsupportedError, internal_error
 from srcad.kinds import of_value
@@ -43,6 +44,13 @@ from srcad import runtime as rt
 '''
 
 
+LOOPS = '''
+# Whether the element loops below loop (compiled by Numba) or call their kernels on whole
+# arrays (where the module runs as plain Python/NumPy, which sets this to False).
+{flag} = True
+
+'''
+
 JIT_OPTIONS = '''
 
 # Numba's options per function. A forward sweep whose function indexes elements of arrays
@@ -72,9 +80,11 @@ def _indexes_elements(fnode):
 
 def _options_text(options):
     """`{"fastmath": {"reassoc"}}`: a dict of Numba options as Python source."""
-    return "{" + ", ".join(f'"{k}": ' + ("{" + ", ".join(f'"{v}"' for v in sorted(value)) + "}"
-                                         if isinstance(value, set) else repr(value))
-                           for k, value in options.items()) + "}"
+    def text(value):
+        if isinstance(value, set):
+            return "{" + ", ".join(f'"{v}"' for v in sorted(value)) + "}"
+        return f'"{value}"' if isinstance(value, str) else repr(value)
+    return "{" + ", ".join(f'"{k}": {text(value)}' for k, value in options.items()) + "}"
 
 
 class Specialization:
@@ -89,7 +99,7 @@ class Program:
     """Builds and remembers specializations; `source()` is the module that runs them."""
 
     def __init__(self):
-        self.namer = Namer({"math", "np", "rt", "List", "numba"})
+        self.namer = Namer({"math", "np", "rt", "List", "numba", "JIT_OPTIONS", LOOPS_FLAG})
         self.kinds_only = {}
         self.specs = {}
         self.order = []
@@ -269,8 +279,11 @@ class Program:
         else:
             text = HEADER.format(origin=origin, fwd=top.fwd_name, rev=top.rev_name)
         self.user_lines = {}
+        if any(self._element_functions(spec) for spec in self.order):
+            text += LOOPS.format(flag=LOOPS_FLAG)
         for spec in self.order:
-            fns = [spec.jvp] if getattr(spec, "mode", "rev") == "fwd" else [spec.fwd, spec.rev]
+            fns = [spec.jvp] if getattr(spec, "mode", "rev") == "fwd" else \
+                [spec.fwd, spec.rev] + self._element_functions(spec)
             for fn in fns:
                 text += "\n"
                 text += self._emit(fn, spec.ctx.fsrc, text.count("\n"))
@@ -291,6 +304,9 @@ class Program:
                 options[spec.fwd_name] = checked
                 if getattr(spec, "reassociable", False):
                     options[spec.rev_name] = {"fastmath": {"reassoc"}}
+                for fn in self._element_functions(spec)[::2]:  # the kernels
+                    options[fn.name] = {"error_model": "numpy",
+                                        **options.get(spec.rev_name, {})}
                 if getattr(spec, "parallel", False):  # its sweeps' loops are prange loops
                     options[spec.fwd_name] = {**checked, "parallel": True}
                     options[spec.rev_name] = {"parallel": True}
@@ -311,8 +327,17 @@ class Program:
         names = []
         for spec in self.order:
             names += [spec.jvp_name] if getattr(spec, "mode", "rev") == "fwd" \
-                else [spec.fwd_name, spec.rev_name]
+                else [spec.fwd_name, spec.rev_name] + \
+                [fn.name for fn in self._element_functions(spec)]
         return names
+
+    @staticmethod
+    def _element_functions(spec):
+        """The kernels and loops a reverse sweep calls (ElementLoops), kernel first."""
+        ctx = getattr(spec, "ctx", None)
+        if getattr(spec, "mode", "rev") == "fwd" or ctx is None:
+            return []
+        return ctx.element_functions
 
 
 __all__ = ["Program", "SrcadError"]

@@ -73,7 +73,8 @@ from srcad.rules import registry
 _ALIKE = {"rt.mul": "rt.mul_alike", "rt.div": "rt.div_alike", "rt.add": "rt.add_alike",
           "rt.sub": "rt.sub_alike", "rt.add_to": "rt.add_to_alike"}
 # elementwise: of the shape their array operands share
-_HELPERS = set(_ALIKE.values()) | set(_ALIKE) - {"rt.add_to"} | {"rt.neg", "rt.select"}
+_HELPERS = set(_ALIKE.values()) | set(_ALIKE) - {"rt.add_to"} | {"rt.neg", "rt.select",
+                                                                  "rt.strong"}
 _ORIGINAL = {twin: helper for helper, twin in _ALIKE.items()}
 NUMBER = "number"  # the shape of a number, which broadcasts to any
 
@@ -111,7 +112,7 @@ class SameShapeLoops:
 
     def run(self, fn):
         self._summed_nowhere(fn)
-        for node in gast.walk(fn):
+        for node in ir.walk(fn):
             if isinstance(node, gast.Call) and not node.keywords and len(node.args) == 2:
                 twin = _ALIKE.get(ir.dotted_text(node.func))
                 if twin is not None and self._alike(node.args):
@@ -241,6 +242,9 @@ class SameShapeLoops:
             return _indexed(whole, node.slice, self.kinds)
         if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
             return self.shape(node.operand)
+        if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Pow) \
+                and self.shape(node.right) == NUMBER:
+            return self.shape(node.left)
         arithmetic = isinstance(node, gast.BinOp) and isinstance(
             node.op, (gast.Add, gast.Sub, gast.Mult, gast.Div))
         if arithmetic or isinstance(node, gast.Call) and not node.keywords \

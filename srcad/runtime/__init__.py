@@ -159,6 +159,7 @@ from srcad.runtime.loops import (
     add_alike,
     add_to,
     add_to_alike,
+    added,
     broadcast_shapes,
     div,
     div_alike,
@@ -166,6 +167,7 @@ from srcad.runtime.loops import (
     mul,
     mul_alike,
     neg,
+    same_shape,
     sub,
     sub_alike,
 )
@@ -237,6 +239,7 @@ from srcad.runtime.reductions import (
     prod_adjoint_add,
     ptp,
     select_adjoint,
+    spread,
     std,
     var,
 )

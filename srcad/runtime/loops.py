@@ -99,6 +99,14 @@ def add_to_alike(t, g):
     t += g
 
 
+def added(t, g):
+    """`t` with `g` added into it in place (`add_to_alike`), returned: the addition as an
+    expression, for a kernel of `srcad.passes.element_loops`, which on numbers is `t +
+    g`."""
+    add_to_alike(t, g)
+    return t
+
+
 def add_to(t, g):
     """`t += g` in place, `g` first summed over the axes along which `t` broadcasts to it
     (as `unbroadcast` does): `t` an adjoint array, or a view of one (`d_x[1:]`)."""
@@ -421,7 +429,9 @@ def _binary(element, numpy_version):
 
 
 @register_jitable
-def _check_alike(sa, sb):
+def same_shape(sa, sb):
+    """Raise ValueError unless the shapes `sa` and `sb` are one (the `_alike` helpers, and
+    the element loops of `srcad.passes.element_loops`)."""
     if sa != sb:
         raise ValueError("operands of two shapes where one shape was expected")
 
@@ -440,7 +450,7 @@ def _alike_loop(element, numpy_version, a, b):
     same = _each(element, n - 1, all(t.layout == "C" for t in arrays))
 
     def run(a, b):
-        _check_alike(a.shape, b.shape)
+        same_shape(a.shape, b.shape)
         out = np.empty(a.shape, dtype)
         same(out, a, b, None)
         return out
@@ -520,6 +530,17 @@ def summed_to(g, shape):
     return out
 
 
+@_jit_version(added)
+def _added(t, g):
+    if not _array(t):
+        return lambda t, g: t + g
+
+    def impl(t, g):
+        add_to_alike(t, g)
+        return t
+    return impl
+
+
 @_jit_version(add_to_alike)
 def _add_to_alike(t, g):
     if not _array(t):
@@ -532,7 +553,7 @@ def _add_to_alike(t, g):
     same = _each(_plus, t.ndim - 1, t.layout == "C" and g.layout == "C", True)
 
     def impl(t, g):
-        _check_alike(t.shape, g.shape)
+        same_shape(t.shape, g.shape)
         same(t, None, g, None)
     return impl
 

@@ -4,6 +4,7 @@ import numpy as np
 from numba import types
 from numba.extending import register_jitable
 
+from srcad.runtime.loops import filled
 from srcad.runtime.overloads import _is_none, _jit_version, adds_in_place
 from srcad.runtime.shapes import expand_dims
 
@@ -18,6 +19,20 @@ def _expand(g, axis):
     if _is_none(axis):
         return lambda g, axis: g
     return lambda g, axis: expand_dims(g, axis)  # a tuple of axes too
+
+
+def spread(g, axis, shape):
+    """A reduction's cotangent `g` put back along `axis` and spread over `shape`, a new
+    array (`filled(expand(g, axis), shape)`); a number is itself, the cotangent of each
+    element of the reduced line (a kernel of `srcad.passes.element_loops`)."""
+    return filled(expand(g, axis), shape) if np.ndim(g) else g
+
+
+@_jit_version(spread)
+def _spread(g, axis, shape):
+    if isinstance(g, types.Array):
+        return lambda g, axis, shape: filled(expand(g, axis), shape)
+    return lambda g, axis, shape: g
 
 
 def count(shape, axis):

@@ -1,0 +1,126 @@
+"""A run of a reverse sweep's elementwise statements over arrays of one shape becomes a
+kernel and its loop (ElementLoops): one pass over the elements when compiled, the same
+statements on whole arrays as plain Python. Each gradient is checked against central
+finite differences, compiled and not; the source shows where the loops are, and where
+they must not be."""
+import numpy as np
+import pytest
+
+import srcad
+from srcad import runtime as rt
+from tests.fd import fd_grad
+
+EPS = 1e-9
+
+
+def pair_energy(pos):
+    d = pos[:, None, :] - pos[None, :, :]
+    r2 = np.sum(d * d, axis=-1) + EPS
+    e = 1.0 / r2**3 - 1.0 / r2**6
+    return np.sum(np.triu(e, 1))
+
+
+def smooth_loss(x, y):
+    r = x * y - np.sin(x)
+    s = np.exp(-r * r) + np.tanh(r) * y
+    return np.sum(s * s) + np.sum(r)
+
+
+def two_results(x):
+    a = np.cos(x) * x
+    b = a * a + np.sqrt(x)
+    return np.sum(a) * 2.0 + np.sum(b * x)
+
+
+def broadcast_row(x, w):
+    return np.sum(np.sin(x * w) * w)  # x: (n, m), w: (m,), broadcast along rows
+
+
+def steps(x, w):
+    total = 0.0
+    for k in range(3):  # each step adds into the adjoints of x and w
+        y = np.sin(x * w) * (k + 1.0) + np.cos(x)
+        total = total + np.sum(y * y)
+    return total
+
+
+def lattice(n, seed=0):
+    rng = np.random.default_rng(seed)
+    side = int(np.ceil(n ** (1 / 3)))
+    grid = np.array([[i, j, k] for i in range(side) for j in range(side)
+                     for k in range(side)], dtype=float)
+    return (1.12 * grid[:n] + 0.05 * rng.standard_normal((n, 3)),)
+
+
+CASES = [
+    (pair_energy, lattice(8), (0,)),
+    (smooth_loss, (np.linspace(-1.0, 1.2, 7), np.linspace(0.3, 0.9, 7)), (0, 1)),
+    (two_results, (np.linspace(0.2, 1.5, 6).reshape(2, 3),), (0,)),
+    (steps, (np.linspace(-0.5, 0.7, 5), np.linspace(0.8, 1.2, 5)), (0, 1)),
+    (broadcast_row, (np.linspace(-1, 1, 12).reshape(3, 4), np.linspace(0.5, 1.5, 4)),
+     (0, 1)),
+]
+
+
+def _check(f, args, wrt, jit):
+    g = srcad.grad(f, wrt=wrt, jit=jit)
+    got = g(*args)
+    want = fd_grad(f, args, wrt)
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-8)
+    return srcad.source(g, *args)
+
+
+@pytest.mark.parametrize("jit", [False, True])
+@pytest.mark.parametrize("f, args, wrt", CASES, ids=[c[0].__name__ for c in CASES])
+def test_gradients_with_element_loops(f, args, wrt, jit):
+    _check(f, args, wrt, jit)
+
+
+def _sweep(source, name):
+    rev = source[source.index(f"def {name}_rev("):]
+    return rev[:rev.index("\ndef ")] if "\ndef " in rev else rev
+
+
+def test_pair_energy_runs_its_chain_of_adjoints_as_one_loop():
+    source = _check(pair_energy, lattice(8), (0,), jit=False)
+    rev = _sweep(source, "pair_energy")
+    assert "pair_energy_rev_loop1(" in rev
+    assert "rt.strong" not in rev and "rt.mul_alike" not in rev
+    kernel = source[source.index("def pair_energy_rev_kernel1"):]
+    assert "rt.strong(" in kernel  # the sweep's own statements, on numbers when compiled
+    assert "ELEMENT_LOOPS = True" in source
+    # the cotangent of np.sum(d * d, axis=-1), read along each line, never spread out
+    assert "rt.spread(d_tmp4, 2, tmp3_shape)" in kernel and "d_tmp4[i0, i1]" in kernel
+    assert "rt.filled(rt.expand(d_tmp4" not in rev
+
+
+def test_a_run_inside_a_loop_adds_into_the_arrays_of_the_sweep():
+    source = _check(steps, CASES[3][1], (0, 1), jit=False)
+    rev = _sweep(source, "steps")
+    assert "_loop1(" in rev[rev.index("for "):]  # the run inside the reverse loop
+
+
+def test_a_run_with_two_results_returns_both():
+    source = _check(smooth_loss, CASES[1][1], (0, 1), jit=False)
+    assert "return out0, out1" in source  # d_tmp4 * tmp3 and -d_tmp3 read both after it
+
+
+def test_operands_broadcast_against_each_other_are_left_as_they_were():
+    source = _check(broadcast_row, CASES[4][1], (0, 1), jit=False)
+    kernels = source[source.index("def broadcast_row_rev("):]
+    # `w` is a row broadcast over `x`'s rows: no loop reads it as one of its elements
+    assert "w[i0, i1]" not in kernels and "w[i0]" not in kernels
+
+
+def test_the_loops_refuse_operands_of_two_shapes():
+    rt.same_shape((2, 3), (2, 3))
+    with pytest.raises(ValueError, match="two shapes"):
+        rt.same_shape((2, 3), (3, 2))
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_shapes_that_differ_at_run_time_raise_not_broadcast(jit):
+    g = srcad.grad(smooth_loss, wrt=(0, 1), jit=jit)
+    with pytest.raises((ValueError, srcad.SrcadError)):
+        g(np.ones(5), np.ones(4))
