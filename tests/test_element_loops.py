@@ -7,17 +7,9 @@ import numpy as np
 import pytest
 
 import srcad
+from benchmarks.vectorized_workloads import pair_energy
 from srcad import runtime as rt
 from tests.fd import fd_grad
-
-EPS = 1e-9
-
-
-def pair_energy(pos):
-    d = pos[:, None, :] - pos[None, :, :]
-    r2 = np.sum(d * d, axis=-1) + EPS
-    e = 1.0 / r2**3 - 1.0 / r2**6
-    return np.sum(np.triu(e, 1))
 
 
 def smooth_loss(x, y):

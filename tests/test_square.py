@@ -54,12 +54,12 @@ def test_gradient_against_finite_differences(fn, make, wrt, jit):
 def test_adjoint_is_twice_the_base_not_the_general_power():
     g = srcad.grad(squared_matrix, wrt=(0, 1), jit=False)
     g(*next(make for fn, make, _ in CASES if fn is squared_matrix)())
-    rev = srcad.source(g).split("def squared_matrix_rev")[1]
+    rev = srcad.source(g).split("def squared_matrix_rev", 1)[1]
     assert "pow_dx" not in rev and "2.0, tmp" in rev
     # a whole power has its own, one power; a fraction keeps the general rule
     g = srcad.grad(cube_and_root, jit=False)
     g(np.linspace(0.5, 1.0, 4))
-    rev = srcad.source(g).split("def cube_and_root_rev")[1]
+    rev = srcad.source(g).split("def cube_and_root_rev", 1)[1]  # its kernels included
     assert "3 * x ** 2" in rev and rev.count("pow_dx") == 1
 
 
