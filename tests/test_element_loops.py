@@ -94,8 +94,11 @@ def test_a_run_inside_a_loop_adds_into_the_arrays_of_the_sweep():
 
 
 def test_a_run_with_two_results_returns_both():
-    source = _check(smooth_loss, CASES[1][1], (0, 1), jit=False)
-    assert "return out0, out1" in source  # d_tmp4 * tmp3 and -d_tmp3 read both after it
+    source = _check(two_results, CASES[2][1], (0,), jit=False)
+    rev = _sweep(source, "two_results")
+    # both adjoints the run adds into, in place: one loop from `b`'s line to `a`'s
+    assert "d_x, d_a = two_results_rev_loop1(" in rev
+    assert "    return d_x, d_a" in source
 
 
 def test_operands_broadcast_against_each_other_are_left_as_they_were():

@@ -24,8 +24,10 @@ then writes in place, element by element. The cotangent of a reduction along an 
 spread over the run's shape (`rt.filled(rt.expand(g, 2), t_shape)`, the adjoint of
 `np.sum(t, axis=2)`) is `rt.spread(g, 2, t_shape)` in the kernel, which the loop gives
 `g`'s element on its line, so that the spread array is never made. A run becomes a
-kernel only when it has at least two operations on arrays: for one, the loop is the
-pass the helper already was.
+kernel only when it saves at least two passes over memory, that is, when it has at least
+two operations on arrays more than the arrays it writes: each kernel and its loop cost
+Numba a compile of their own (a tenth of a second or two), which fewer saved passes do
+not pay back.
 
 >>> import gast
 >>> from codegen import to_source
@@ -250,10 +252,11 @@ class ElementLoops:
         spreads = [self._spread_of(s) for s in run]
         operations = sum(1 for s in run for n in ir.walk(s.value)
                          if isinstance(n, (gast.Call, gast.BinOp, gast.UnaryOp))
+                         and not (isinstance(n, gast.Call)
+                                  and ir.dotted_text(n.func) in _ADD_TO)
                          and self.shapes.shape(n) not in (None, NUMBER))
         operations += sum(1 for found in spreads if found is not None)
-        if operations < 2:
-            return run
+        operations += sum(1 for s in run if isinstance(s, gast.Expr) and not is_comment(s))
         roles = {}  # operand -> "array", "number", "shape" or the axis it is spread along
         for found in spreads:
             if found is not None:
@@ -282,6 +285,8 @@ class ElementLoops:
         outputs = [t for t in assigned
                    if t in inputs or self.loads.get(t, 0) > inside.get(t, 0)]
         if not outputs or not all(self._new(t, run, outputs) for t in outputs):
+            return run
+        if operations - len(outputs) < 2:  # passes saved: too few to pay for a compile
             return run
         for v in inputs:
             if v not in roles:
