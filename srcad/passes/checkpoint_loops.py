@@ -3,7 +3,6 @@ import copy
 import warnings
 
 import gast
-import numpy as np
 
 from srcad.errors import SrcadWarning
 from srcad.passes import ir
@@ -275,8 +274,7 @@ def _written(stmts):
             elif isinstance(n, gast.keyword) and n.arg == "out":
                 out |= {e.id for e in gast.walk(n.value) if isinstance(e, gast.Name)}
             elif isinstance(n, gast.Call) and _ufunc_inputs(n) < len(n.args):
-                out |= {e.id for e in gast.walk(n.args[_ufunc_inputs(n)])
-                        if isinstance(e, gast.Name)}
+                out |= {e.id for e in ir.names(n.args[_ufunc_inputs(n)])}
             elif isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) \
                     and n.func.attr in ("fill", "sort", "put", "itemset", "resize"):
                 out.add(_base(n.func.value))
@@ -288,10 +286,8 @@ def _ufunc_inputs(call):
     after them is its output); a large number for any other call. This pass runs before
     names are resolved: a ufunc under another spelling is not seen here, and UfuncOut
     refuses what that leaves aliased."""
-    parts = (ir.dotted_text(call.func) or "").split(".")
-    ufunc = getattr(np, parts[1], None) if len(parts) == 2 and parts[0] in ("np", "numpy") \
-        else None
-    return ufunc.nin if isinstance(ufunc, np.ufunc) else 1 << 30
+    ufunc = ir.spelled_ufunc(call.func)
+    return ufunc.nin if ufunc is not None else 1 << 30
 
 
 def _carried(loop, params, before, later, enclosing, written_anywhere=frozenset()):

@@ -82,7 +82,6 @@ and `d_x`, which it adds into in place.
 import copy
 
 import gast
-import numpy as np
 
 from codegen.emit import is_comment
 from codegen.jit import LOOPS_FLAG
@@ -420,10 +419,10 @@ def _reads_only(n, parent):
     if isinstance(up, gast.Tuple) and isinstance(parent.get(up), gast.Return):
         return True
     if isinstance(up, gast.Call) and any(a is n for a in up.args):
-        name = ir.dotted_text(up.func)
-        return name in _ADD_TO or helper_fact(up.func, "fresh") is True \
-            or name is not None and name.startswith("np.") \
-            and isinstance(getattr(np, name[3:], None), np.ufunc)
+        if ir.dotted_text(up.func) in _ADD_TO or helper_fact(up.func, "fresh") is True:
+            return True
+        ufunc = ir.spelled_ufunc(up.func)  # an input of it, not its output
+        return ufunc is not None and any(a is n for a in up.args[:ufunc.nin])
     return False
 
 
@@ -446,11 +445,9 @@ def _operands(e):
 def _elementwise_call(call):
     """The helpers of one shape, and NumPy's elementwise functions that are ufuncs (which
     Numba also has for numbers)."""
-    name = ir.dotted_text(call.func)
-    if name in _HELPERS:
+    if ir.dotted_text(call.func) in _HELPERS:
         return True
-    return name is not None and name.startswith("np.") and _elementwise(call) \
-        and isinstance(getattr(np, name[3:], None), np.ufunc)
+    return ir.spelled_ufunc(call.func) is not None and _elementwise(call)
 
 
 def _function(name, params, body):

@@ -1,5 +1,6 @@
 """Small constructors for the gast nodes the passes build."""
 import gast
+import numpy as np
 
 
 def name(id_, store=False):
@@ -52,6 +53,16 @@ def dotted_text(node):
         parts.append(node.id)
         return ".".join(reversed(parts))
     return None
+
+
+def spelled_ufunc(func):
+    """The NumPy ufunc that the expression `func` spells as `np.<name>` (or
+    `numpy.<name>`), else None: for code whose names are not resolved (generated sweeps,
+    passes that run before ResolveNames)."""
+    parts = (dotted_text(func) or "").split(".")
+    ufunc = getattr(np, parts[1], None) if len(parts) == 2 and parts[0] in ("np", "numpy") \
+        else None
+    return ufunc if isinstance(ufunc, np.ufunc) else None
 
 
 # nodes without a name inside: `names` does not look into them
