@@ -71,17 +71,23 @@ def emit(nodes):
     """
     if isinstance(nodes, list):
         nodes = gast.Module(body=nodes, type_ignores=[])
-    with collection_paused():  # two copies of the tree, garbage when it returns
-        as_parsed = _AsParsed()
-        tree = as_parsed.visit(gast.gast_to_ast(nodes))  # a new tree: `nodes` is kept
-        if isinstance(tree, ast.expr):
-            tree = ast.Expr(value=tree)
-        if isinstance(tree, ast.stmt):
-            tree = ast.Module(body=[tree], type_ignores=[])
-        text = astor.to_source(tree)
-        lines = _check_round_trip(tree, text)
-    comments = as_parsed.comments
+    with collection_paused():  # two copies of the tree, garbage when `_printed` returns
+        text, lines, comments = _printed(nodes)
     return _COMMENT_LINE.sub(lambda m: f"{m.group(1)}# {comments[int(m.group(2))]}", text), lines
+
+
+def _printed(nodes):
+    """(source with comments as calls, lines, comments) of a gast tree; the copies of the
+    tree made on the way are freed when it returns (before collection resumes, which
+    would otherwise scan them all)."""
+    as_parsed = _AsParsed()
+    tree = as_parsed.visit(gast.gast_to_ast(nodes))  # a new tree: `nodes` is kept
+    if isinstance(tree, ast.expr):
+        tree = ast.Expr(value=tree)
+    if isinstance(tree, ast.stmt):
+        tree = ast.Module(body=[tree], type_ignores=[])
+    text = astor.to_source(tree)
+    return text, _check_round_trip(tree, text), as_parsed.comments
 
 
 @contextlib.contextmanager

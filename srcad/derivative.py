@@ -153,17 +153,25 @@ class Derivative:
             if record is not None:
                 compiled = Compiled.from_record(record, transform, self.jit, self.on_jit_error)
         if compiled is None:
-            with progress.transforming(f"`{self.name}` ({mode} mode)"):
-                program, top = self.transform(fn, kinds, mode)
-            compiled = Compiled(_Keyed(program, digest), top, self.jit, self.on_jit_error)
-            record = compiled.record()
+            with collection_paused():  # the program's trees are garbage when `_made` returns
+                compiled, record = self._made(fn, kinds, mode, digest, transform)
             if record_key and record:
                 save_record(record_key, digest, record)
-            compiled.release(transform)
         if record_key and record and compiled.tiers is not None:  # jit="auto": its choice
             compiled.remember = lambda tier: save_record(record_key, digest,
                                                          dict(record, tier=tier))
         return compiled
+
+    def _made(self, fn, kinds, mode, digest, transform):
+        """(compiled, record) of a new transformation, its program released (`transform`
+        gives it back)."""
+        with progress.transforming(f"`{self.name}` ({mode} mode)"):
+            program, top = self.transform(fn, kinds, mode)
+        compiled = Compiled(_Keyed(program, digest), top, self.jit, self.on_jit_error)
+        record = compiled.record()
+        compiled.release(transform)
+        program.dismantle()
+        return compiled, record
 
     def transform(self, fn, kinds, mode):
         """(program, top): the source transformation, for arguments of these kinds."""

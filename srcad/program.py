@@ -113,6 +113,15 @@ class Program:
         self.returns_argument = {}
         self.tape_limit = None  # bytes: loops keep snapshots within it (CheckpointLoops)
 
+    def dismantle(self):
+        """Drop the specializations once the program is no longer needed: their contexts
+        refer back to the program, and without these cycles its trees are freed as soon
+        as nothing holds it (not by a later garbage collection that scans them all)."""
+        for table in (self.kinds_only, self.specs, self.returns_argument):
+            table.clear()
+        self.order.clear()
+        self.building.clear()
+
     def external(self, obj, stem):
         """The module-level name under which the generated module calls `obj`."""
         for name, (known, _) in self.externals.items():

@@ -279,11 +279,17 @@ class FuseElementwise:
     def replace_shapes(ret, shapes):
         """`t.shape` -> the shape of its operands, for every fused `t` in `shapes` (one
         walk of the tape)."""
-        class Shapes(gast.NodeTransformer):
-            def visit_Attribute(self, node):
-                if node.attr == "shape" and isinstance(node.value, gast.Name) \
-                        and node.value.id in shapes:
-                    return copy.deepcopy(shapes[node.value.id])
-                return self.generic_visit(node)
+        _Shapes(shapes).visit(ret)
 
-        Shapes().visit(ret)
+
+class _Shapes(gast.NodeTransformer):
+    """`t.shape` -> a copy of `shapes[t]`."""
+
+    def __init__(self, shapes):
+        self.shapes = shapes
+
+    def visit_Attribute(self, node):
+        if node.attr == "shape" and isinstance(node.value, gast.Name) \
+                and node.value.id in self.shapes:
+            return copy.deepcopy(self.shapes[node.value.id])
+        return self.generic_visit(node)

@@ -70,53 +70,91 @@ _NAMELESS = (gast.expr_context, gast.operator, gast.unaryop, gast.cmpop, gast.bo
              gast.Constant)
 
 
+# the fields of each node class that may hold nodes (see `walk`, `parents`)
+_NODE_FIELDS = {}
+# fields that hold a string or a number, never a node
+_LEAF_FIELDS = {"id", "attr", "arg", "kind", "type_comment", "conversion", "is_async",
+                "level", "module"}
+
+
+def _node_fields(cls):
+    fields = () if cls is gast.Constant else \
+        tuple(f for f in cls._fields if f not in _LEAF_FIELDS)
+    _NODE_FIELDS[cls] = fields
+    return fields
+
+
 def walk(node):
     """Every node of `node`, itself first, in `gast.walk`'s order (breadth first), as a
     list: about twice as fast, for the passes that walk whole functions."""
-    out = [node]
+    out, table = [node], _NODE_FIELDS
     for n in out:  # the list grows as it is read
-        for field in n._fields:
+        fields = table.get(type(n))
+        if fields is None:
+            fields = _node_fields(type(n))
+        for field in fields:
             value = getattr(n, field, None)
-            if isinstance(value, gast.AST):
-                out.append(value)
-            elif type(value) is list:
+            if type(value) is list:
                 out.extend([v for v in value if isinstance(v, gast.AST)])
+            elif isinstance(value, gast.AST):
+                out.append(value)
     return out
 
 
 def parents(*nodes):
     """Each node's parent, over the trees `nodes` (statements, or a function)."""
-    parent = {}
+    parent, table = {}, _NODE_FIELDS
     for node in nodes:
         todo = [node]
         for n in todo:  # the list grows as it is read
-            for field in n._fields:
+            fields = table.get(type(n))
+            if fields is None:
+                fields = _node_fields(type(n))
+            for field in fields:
                 value = getattr(n, field, None)
-                if isinstance(value, gast.AST):
-                    parent[value] = n
-                    todo.append(value)
-                elif type(value) is list:
+                if type(value) is list:
                     for v in value:
                         if isinstance(v, gast.AST):
                             parent[v] = n
                             todo.append(v)
+                elif isinstance(value, gast.AST):
+                    parent[value] = n
+                    todo.append(value)
     return parent
+
+
+# the fields of each node class that may hold nodes with names inside (see `names`)
+_NAMED_FIELDS = {}
+# fields that hold a string, a number or a nameless node, never a name
+_NAMELESS_FIELDS = {"id", "attr", "arg", "kind", "type_comment", "ctx", "op", "ops",
+                    "conversion", "is_async", "level", "module"}
+
+
+def _named_fields(cls):
+    fields = () if issubclass(cls, _NAMELESS) else \
+        tuple(f for f in cls._fields if f not in _NAMELESS_FIELDS)
+    _NAMED_FIELDS[cls] = fields
+    return fields
 
 
 def names(node):
     """The `Name` nodes of `node` (itself included), in `gast.walk`'s order."""
     out, todo = [], [node]
-    for n in todo:
-        if type(n) is gast.Name:
+    table, name_type = _NAMED_FIELDS, gast.Name
+    for n in todo:  # the list grows as it is read
+        cls = type(n)
+        if cls is name_type:
             out.append(n)
-        for field in n._fields:
+        fields = table.get(cls)
+        if fields is None:
+            fields = _named_fields(cls)
+        for field in fields:
             value = getattr(n, field, None)
-            if isinstance(value, gast.AST):
-                if not isinstance(value, _NAMELESS):
-                    todo.append(value)
-            elif type(value) is list:
+            if type(value) is list:
                 todo.extend([v for v in value if isinstance(v, gast.AST)
                              and not isinstance(v, _NAMELESS)])
+            elif isinstance(value, gast.AST) and not isinstance(value, _NAMELESS):
+                todo.append(value)
     return out
 
 

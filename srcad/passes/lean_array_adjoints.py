@@ -306,26 +306,6 @@ def _shared(stmts, arrays, params, view_reads=()):
                     last_write[src] = last_write[name]
                     grew = True
 
-    def owned(g, k, seen=()):
-        """Whether the array `g` names at statement `k` is written by no statement after
-        `k`: a parameter or a new array, or shared with one."""
-        if last_write.get(g, -1) >= k or g in seen:
-            return False
-        if g not in defs:
-            return g in params
-        value = stmts[defs[g]].value
-        if isinstance(value, gast.Name):  # `g = h`, shared
-            return owned(value.id, k, seen + (g,))
-        pieces = _unbroadcast_of_name(value)
-        if pieces is not None:
-            return pieces[2] or owned(pieces[0], k, seen + (g,))
-        if _copied(value):
-            return True
-        if isinstance(value, gast.Call) and ir.dotted_text(value.func) == "rt.unbroadcast":
-            value = value.args[0]
-        return fresh_array(value) or (isinstance(value, gast.Call)
-                                 and ir.dotted_text(value.func) in _NEW_ARRAYS)
-
     source = {}  # shared adjoint -> the adjoint it was summed from, first of its chain
     for k, s in enumerate(stmts):
         if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
@@ -333,7 +313,7 @@ def _shared(stmts, arrays, params, view_reads=()):
                 and defs.get(s.targets[0].id) == k):
             continue
         pieces = _unbroadcast_of_name(s.value)
-        if pieces is None or not owned(pieces[0], k):
+        if pieces is None or not _owned(pieces[0], k, stmts, defs, last_write, params):
             continue
         g, v, _ = pieces
         g = source.get(g, g)
@@ -341,6 +321,29 @@ def _shared(stmts, arrays, params, view_reads=()):
         s.value = ir.name(g) if v is None else ir.call("rt.unbroadcast", ir.name(g), v)
     folded = _folded(stmts, view_reads, defs, last_write)
     return _without_unread(stmts, set(source) | folded)
+
+
+def _owned(g, k, stmts, defs, last_write, params, seen=()):
+    """Whether the array `g` names at statement `k` of `stmts` is written by no statement
+    after `k`: a parameter or a new array, or shared with one (`defs`, `last_write`: see
+    `_shared`)."""
+    if last_write.get(g, -1) >= k or g in seen:
+        return False
+    if g not in defs:
+        return g in params
+    value = stmts[defs[g]].value
+    if isinstance(value, gast.Name):  # `g = h`, shared
+        return _owned(value.id, k, stmts, defs, last_write, params, seen + (g,))
+    pieces = _unbroadcast_of_name(value)
+    if pieces is not None:
+        return pieces[2] or _owned(pieces[0], k, stmts, defs, last_write, params,
+                                   seen + (g,))
+    if _copied(value):
+        return True
+    if isinstance(value, gast.Call) and ir.dotted_text(value.func) == "rt.unbroadcast":
+        value = value.args[0]
+    return fresh_array(value) or (isinstance(value, gast.Call)
+                             and ir.dotted_text(value.func) in _NEW_ARRAYS)
 
 
 def _folded(stmts, view_reads, defs, last_write):

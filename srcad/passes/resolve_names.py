@@ -65,6 +65,7 @@ class ResolveNames:
         chains = _Chains()
         chains.visit(gast.Module(body=[flat], type_ignores=[]))
         self.locals = {d.name() for d in chains.locals[flat]}
+        vars(chains).clear()  # its tables refer to each other: freed now, not by a collection
         loads = {n.id for n in ir.names(fsrc.node) if isinstance(n.ctx, gast.Load)}
         env = dict(vars(builtins))
         env.update(fsrc.fn.__globals__)

@@ -129,26 +129,27 @@ class TapeLayout:
         would let an inner loop use up room an outer one counted on, so these grow at each
         push instead."""
         owners = {}
-
-        def visit(stmts, loop):
-            for s in ir.walk_no_loops(stmts):
-                keys = []
-                if isinstance(s, gast.Assign):
-                    keys += self.value_push(s)
-                    t = s.targets[0]
-                    if isinstance(t, gast.Subscript) and t.value.id in self.ctx.elem_saved:
-                        keys.append(("item", s))
-                if s in self.ctx.saved_loop_vars:
-                    keys.append(s.target.id)
-                if s in self.ctx.loop_var_changed:
-                    owners.setdefault(s.target.id, set()).add(s)
-                for key in keys:
-                    owners.setdefault(key, set()).add(loop)
-                if isinstance(s, (gast.For, gast.While)):
-                    visit(s.body, s)
-
-        visit(body, None)
+        self._levels(body, None, owners)
         return {key for key, loops in owners.items() if len(loops) > 1}
+
+    def _levels(self, stmts, loop, owners):
+        """Record in `owners` the loops (`loop`, or those inside `stmts`) at which each
+        stack of `stmts` is pushed."""
+        for s in ir.walk_no_loops(stmts):
+            keys = []
+            if isinstance(s, gast.Assign):
+                keys += self.value_push(s)
+                t = s.targets[0]
+                if isinstance(t, gast.Subscript) and t.value.id in self.ctx.elem_saved:
+                    keys.append(("item", s))
+            if s in self.ctx.saved_loop_vars:
+                keys.append(s.target.id)
+            if s in self.ctx.loop_var_changed:
+                owners.setdefault(s.target.id, set()).add(s)
+            for key in keys:
+                owners.setdefault(key, set()).add(loop)
+            if isinstance(s, (gast.For, gast.While)):
+                self._levels(s.body, s, owners)
 
     def reserves_top(self, body):
         counts = {}
