@@ -32,3 +32,33 @@ def test_a_case_measured_in_a_fresh_process_checks_its_gradient():
     case = transform.cases(quick=True)[-1]
     row = transform.run_fresh(case)
     assert row["label"] == "chain depth 3" and row["check"] == "ok" and row["seconds"] > 0
+
+
+def test_a_transform_leaves_no_cycles_holding_its_trees(tmp_path, monkeypatch):
+    """What a transform builds is freed by reference counting when the build ends: a
+    cycle holding the program (its trees, contexts, def-use chains) would leave hundreds
+    of thousands of objects for a later garbage collection to scan and free."""
+    import gc
+
+    import gast
+    import numpy as np
+
+    import srcad
+    from srcad.context import Context
+    from srcad.program import Program
+
+    monkeypatch.setenv("SRCAD_CACHE_DIR", str(tmp_path))
+    module = transform.load_module([transform.straight_line("cycles", 60)], str(tmp_path))
+    x = np.linspace(-0.7, 0.9, 4)
+    gc.collect()
+    gc.disable()
+    try:
+        srcad.value_and_grad(module.cycles, jit=False)(x)
+        gc.set_debug(gc.DEBUG_SAVEALL)
+        gc.collect()
+        held = [o for o in gc.garbage if isinstance(o, (Program, Context, gast.FunctionDef))]
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        gc.enable()
+    assert held == []
