@@ -206,7 +206,8 @@ def _reassociable(ctx, adjoints, integers, rev):
 def _element_loops(ctx, rev_name, rev):
     """The reverse sweep and the kernels and loops it now calls, as one list."""
     rev, functions = ElementLoops(_static_shapes(ctx), ctx.kinds, ctx.adjoint_names,
-                                  rev_name, ctx.program.namer.fresh).run(rev)
+                                  rev_name, ctx.program.namer.fresh,
+                                  ctx.reassociable).run(rev)
     return [rev] + functions
 
 

@@ -23,7 +23,12 @@ can see its memory (`_sole_arrays`: no copy of the name, no view of it), which t
 then writes in place, element by element. The cotangent of a reduction along an axis
 spread over the run's shape (`rt.filled(rt.expand(g, 2), t_shape)`, the adjoint of
 `np.sum(t, axis=2)`) is `rt.spread(g, 2, t_shape)` in the kernel, which the loop gives
-`g`'s element on its line, so that the spread array is never made. A run becomes a
+`g`'s element on its line, so that the spread array is never made. An addition into a
+view that broadcasts to the run's shape, `rt.add_to(d_x[:, None], g)` (the adjoint of
+`x[:, None] - y[None, :]`), makes `g` a result of the kernel that the loop adds into
+`d_x` element by element, at the index without the view's `None` axes, where the sweep's
+sums may be reordered (SafeReassociation): `g` is then never made, nor summed along the
+broadcast axes first; run as Python, the loop adds the kernel's `g` as before. A run becomes a
 kernel only when it saves at least two passes over memory, that is, when it has at least
 two operations on arrays more than the arrays it writes: each kernel and its loop cost
 Numba a compile of their own (a tenth of a second or two), which fewer saved passes do
@@ -78,6 +83,57 @@ def f_rev_loop1(d_e, r, t, d_x):
 `d_e` spreads `d_out` over `r`'s shape with a helper that is not elementwise: it stays
 before the run. The sweep reads two arrays after the run: `d_r`, which the loop makes,
 and `d_x`, which it adds into in place.
+
+The adjoint of `d = x[:, None] - y[None, :]`, added into views of `d_x` and `d_y`:
+
+>>> fn = gast.parse('''def g_rev(x, y, tape, d_out):
+...     d, e = tape
+...     d_x = np.zeros_like(x)
+...     d_y = np.zeros_like(y)
+...     d_d = rt.mul(d_out, e)
+...     d_d = rt.strong(d_d, rt.mul_alike(d_d, d))
+...     rt.add_to(d_y[None, :], rt.neg(d_d))
+...     rt.add_to(d_x[:, None], d_d)
+...     return d_x, d_y''').body[0]
+>>> shapes = {"x": (("arg", "x", 0),), "y": (("arg", "y", 0),)}
+>>> shapes.update({v: (("arg", "x", 0), ("arg", "y", 0)) for v in ("d", "e")})
+>>> kinds = {"x": Kind("f", 1), "y": Kind("f", 1), "d": Kind("f", 2), "e": Kind("f", 2)}
+>>> adjoints = {"x": "d_x", "y": "d_y", "d": "d_d", "e": "d_e"}
+>>> rev, kernels = ElementLoops(shapes, kinds, adjoints, "g_rev", Namer(set()).fresh,
+...                             reorder=True).run(fn)
+>>> print(to_source(rev).strip())
+def g_rev(x, y, tape, d_out):
+    d, e = tape
+    d_x = np.zeros_like(x)
+    d_y = np.zeros_like(y)
+    d_d = rt.mul(d_out, e)
+    g_rev_loop1(d_d, d, d_y, d_x)
+    return d_x, d_y
+>>> for f in kernels:
+...     print(to_source(f).strip())
+def g_rev_kernel1(d_d, d):
+    d_d = rt.strong(d_d, rt.mul_alike(d_d, d))
+    d_y_add1 = rt.neg(d_d)
+    d_x_add1 = d_d
+    return d_y_add1, d_x_add1
+def g_rev_loop1(d_d, d, d_y, d_x):
+    if not ELEMENT_LOOPS:
+        d_y_add1, d_x_add1 = g_rev_kernel1(d_d, d)
+        rt.add_to(d_y[None, :], d_y_add1)
+        rt.add_to(d_x[:, None], d_x_add1)
+        return
+    shape = d_d.shape
+    rt.same_shape(shape, d.shape)
+    rt.same_shape((shape[1],), d_y.shape)
+    rt.same_shape((shape[0],), d_x.shape)
+    for i0 in range(shape[0]):
+        for i1 in range(shape[1]):
+            v0, v1 = g_rev_kernel1(d_d[i0, i1], d[i0, i1])
+            d_y[i1] += v0
+            d_x[i0] += v1
+    return
+
+Nothing reads `d_d` after the run: the loop makes no array at all.
 """
 import copy
 
@@ -102,11 +158,12 @@ class ElementLoops:
     needs = ("kinds", "adjoint_names")
     provides = ("element_functions",)
 
-    def __init__(self, shapes, kinds, adjoints, name, fresh):
+    def __init__(self, shapes, kinds, adjoints, name, fresh, reorder=False):
         self.shapes = SameShapeLoops(shapes, kinds, adjoints)
         self.kinds = kinds
         self.primal_of = {d: v for v, d in adjoints.items()}
         self.name, self.fresh = name, fresh
+        self.reorder = reorder  # whether the sweep's sums may be added in another order
         self.functions = []
 
     def run(self, fn):
@@ -115,6 +172,7 @@ class ElementLoops:
             if isinstance(n.ctx, gast.Load):
                 self.loads[n.id] = self.loads.get(n.id, 0) + 1
         self.sole = _sole_arrays(fn)
+        self.looping = False  # whether the block is a loop's (its names carry over)
         fn.body = self._block(fn.body)
         return fn, self.functions
 
@@ -124,7 +182,10 @@ class ElementLoops:
             for field in ("body", "orelse"):
                 inner = getattr(s, field, None)
                 if isinstance(inner, list) and inner and not isinstance(s, gast.FunctionDef):
+                    looping, self.looping = self.looping, self.looping or isinstance(
+                        s, (gast.For, gast.While))
                     setattr(s, field, self._block(inner))
+                    self.looping = looping
             if run and is_comment(s):  # `# grad of: ...` lines go with the run
                 run.append(s)
                 continue
@@ -144,6 +205,9 @@ class ElementLoops:
         """The static shape of the array that statement `s` assigns, when `s` can be in a
         run (after `run`): `name = <elementwise expression>`, or an addition into an
         array the run made or one that no other name of the sweep sees; else None."""
+        view = self._view_add(s)
+        if view is not None:
+            return view[3]
         if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call) \
                 and ir.dotted_text(s.value.func) in _ADD_TO and len(s.value.args) == 2 \
                 and not s.value.keywords and isinstance(s.value.args[0], gast.Name):
@@ -170,6 +234,33 @@ class ElementLoops:
                 or self.shapes.shape(s.targets[0]) not in (None, shape):
             return None
         return shape if self._array_of(s.value, shape) else None
+
+    def _view_add(self, s):
+        """(`x`, `g`, the view's index, the shape) of `rt.add_to(x[None, :, :], g)`: `g`
+        elementwise over a shape, added into a view of `x` that broadcasts to it (`None`
+        and whole slices only), `x` an array of floats that no other name of the sweep
+        sees; each element of `g` adds into `x` at the index without the `None` axes. The
+        loop adds them one by one, in the order of its elements, not as a sum along the
+        broadcast axes first: only where the sweep's sums may be reordered."""
+        if not (self.reorder and isinstance(s, gast.Expr) and isinstance(s.value, gast.Call)
+                and ir.dotted_text(s.value.func) == "rt.add_to" and len(s.value.args) == 2
+                and not s.value.keywords and isinstance(s.value.args[0], gast.Subscript)):
+            return None
+        view, g = s.value.args
+        x, index = view.value, _broadcast_index(view.slice)
+        if not isinstance(x, gast.Name) or x.id not in self.sole or index is None \
+                or not self._elementwise(g):
+            return None
+        shape, whole = self.shapes.shape(g), self.shapes.shape(x)
+        kind = self.kinds.get(self.primal_of.get(x.id, x.id))
+        if shape in (None, NUMBER) or whole in (None, NUMBER) or len(index) != len(shape) \
+                or getattr(kind, "dtype", None) != "f" or not self._array_of(g, shape):
+            return None
+        kept = [n for n, i in zip(shape, index) if i is not None]
+        if len(kept) != len(whole) or any(a != b for a, b in zip(kept, whole)) \
+                or all(i is not None for i in index):
+            return None
+        return x.id, g, index, shape
 
     def _spread_of(self, s):
         """(`g`, axis, the shape's name, the shape) of `t = rt.filled(rt.expand(g, axis),
@@ -248,6 +339,19 @@ class ElementLoops:
         return self._fused_run(run, shape) + tail
 
     def _fused_run(self, run, shape):
+        original, found_views, views = run, [self._view_add(s) for s in run], {}
+        if any(found_views):  # each addition into a view: its value, a kernel's result
+            run = [ir.assign(self.fresh(f"{found[0]}_add"), found[1], like=s)
+                   if found else s for s, found in zip(run, found_views)]
+            views = {s.targets[0].id: found for s, found in zip(run, found_views) if found}
+            if any(n.id in {x for x, *_ in views.values()} for s in run
+                   for n in ir.names(s)):
+                return original  # the array is read in the run too
+            for k, s in enumerate(run):  # plain, the kernel returns the value added
+                if isinstance(s, gast.Assign) and s.targets[0].id in views:
+                    read = {n.id for n in ir.names(s.value)}  # unchanged to the end
+                    if any(_target(later) in read for later in run[k + 1:]):
+                        return original
         spreads = [self._spread_of(s) for s in run]
         operations = sum(1 for s in run for n in ir.walk(s.value)
                          if isinstance(n, (gast.Call, gast.BinOp, gast.UnaryOp))
@@ -256,12 +360,13 @@ class ElementLoops:
                          and self.shapes.shape(n) not in (None, NUMBER))
         operations += sum(1 for found in spreads if found is not None)
         operations += sum(1 for s in run if isinstance(s, gast.Expr) and not is_comment(s))
+        operations += len(views)
         roles = {}  # operand -> "array", "number", "shape" or the axis it is spread along
         for found in spreads:
             if found is not None:
                 g, axis, named, _ = found
                 if roles.get(g, axis) != axis:
-                    return run
+                    return original
                 roles[g], roles[named] = axis, "shape"
         assigned, inputs = [], []
         for s in run:
@@ -280,24 +385,29 @@ class ElementLoops:
                     inside[n.id] = inside.get(n.id, 0) + 1
         made = {s.targets[0].id for s in run if isinstance(s, gast.Assign)}
         into = [t for t in assigned if t not in made]  # arrays added into in place
-        # a result: read after the run, or before it (in a loop, by the next iteration)
-        outputs = [t for t in assigned
-                   if t in inputs or self.loads.get(t, 0) > inside.get(t, 0)]
-        if not outputs or not all(self._new(t, run, outputs) for t in outputs):
-            return run
+        # a result: read after the run, or before it in a loop (by the next iteration)
+        outputs = [t for t in assigned if t not in views and (
+            t in inputs and self.looping or self.loads.get(t, 0) > inside.get(t, 0))]
+        if not outputs and not views \
+                or not all(self._new(t, run, outputs) for t in outputs):
+            return original
         if operations - len(outputs) < 2:  # passes saved: too few to pay for a compile
-            return run
+            return original
         for v in inputs:
             if v not in roles:
                 roles[v] = "number" if self.shapes.shape(ir.name(v)) == NUMBER else "array"
         if not any(roles[v] in ("array", "shape") for v in inputs):
-            return run
+            return original
         kernel = self.fresh(f"{self.name}_kernel")
         loop = self.fresh(f"{self.name}_loop")
-        self.functions += [self._kernel(kernel, run, spreads, inputs, outputs),
+        added = [(t, found[0], found[2]) for t, found in views.items()]
+        self.functions += [self._kernel(kernel, run, spreads, inputs, outputs + list(views)),
                            self._loop(loop, kernel, inputs, roles, outputs, into,
-                                      len(shape))]
-        call = ir.call(ir.name(loop), *[ir.name(v) for v in inputs])
+                                      len(shape), added)]
+        arrays = list(dict.fromkeys(x for _, x, _ in added))
+        call = ir.call(ir.name(loop), *[ir.name(v) for v in inputs + arrays])
+        if not outputs:
+            return [gast.copy_location(gast.Expr(value=call), run[0])]
         target = ir.name(outputs[0], store=True) if len(outputs) == 1 else gast.Tuple(
             elts=[ir.name(t, store=True) for t in outputs], ctx=gast.Store())
         return [ir.assign(target, call, like=run[0])]
@@ -335,11 +445,13 @@ class ElementLoops:
         return _function(name, inputs, body)
 
     @staticmethod
-    def _loop(name, kernel, inputs, roles, outputs, into, ndim):
+    def _loop(name, kernel, inputs, roles, outputs, into, ndim, added=()):
         """The loop of `kernel` over the elements of its operands (`roles`: each is an
         array of the loop's shape, a number, that shape itself, or an array spread along
         an axis, read at the index without it): the arrays it makes are new, those
-        added into (`into`) are written in place."""
+        added into (`into`) are written in place, and each of `added` (the kernel's
+        result, the array, the view's index: see `_view_add`) adds into its array, in
+        place, at the index without the view's `None` axes."""
         axes = [f"i{a}" for a in range(ndim)]
         index = ", ".join(axes)
 
@@ -359,27 +471,67 @@ class ElementLoops:
             return f"rt.same_shape(({', '.join(kept)}{',' if len(kept) == 1 else ''}), " \
                 f"{v}.shape)"
 
+        arrays = list(dict.fromkeys(x for _, x, _ in added))
         whole = ", ".join(inputs)
         items = ", ".join(item(v) for v in inputs)
         first = next(v for v in inputs if roles[v] in ("array", "shape"))
         outs = [t if t in into else f"out{j}" for j, t in enumerate(outputs)]
-        lines = [f"def {name}({whole}):",
-                 f"    if not {LOOPS_FLAG}:",
-                 f"        return {kernel}({whole})",
-                 f"    shape = {first if roles[first] == 'shape' else first + '.shape'}"]
+        results = outputs + [t for t, _, _ in added]
+        lines = [f"def {name}({', '.join(inputs + arrays)}):", f"    if not {LOOPS_FLAG}:"]
+        if added:
+            lines.append(f"        {', '.join(results)} = {kernel}({whole})")
+            lines += [f"        rt.add_to({x}[{', '.join(':' if i else 'None' for i in ix)}]"
+                      f", {t})" for t, x, ix in added]
+            lines.append(f"        return {', '.join(outputs)}")
+        else:
+            lines.append(f"        return {kernel}({whole})")
+        lines.append(f"    shape = {first if roles[first] == 'shape' else first + '.shape'}")
         lines += [f"    {check(v)}" for v in inputs if v != first and roles[v] != "number"]
+        for x, ix in dict.fromkeys((x, ix) for _, x, ix in added):
+            kept = [f"shape[{a}]" for a, i in enumerate(ix) if i]
+            lines.append(f"    rt.same_shape(({', '.join(kept)}{',' if len(kept) == 1 else ''}"
+                         f"), {x}.shape)")
         lines += [f"    {o} = np.empty(shape)" for o, t in zip(outs, outputs) if t not in into]
         for a in range(ndim):
             lines.append("    " * (a + 1) + f"for i{a} in range(shape[{a}]):")
         pad = "    " * (ndim + 1)
-        if len(outs) == 1:
+        if len(results) == 1 and outs:
             lines.append(f"{pad}{outs[0]}[{index}] = {kernel}({items})")
         else:
-            values = [f"v{j}" for j in range(len(outs))]
+            values = [f"v{j}" for j in range(len(results))]
             lines.append(f"{pad}{', '.join(values)} = {kernel}({items})")
             lines += [f"{pad}{o}[{index}] = {v}" for o, v in zip(outs, values)]
+            for (t, x, ix), v in zip(added, values[len(outs):]):
+                at = ", ".join(f"i{a}" for a, i in enumerate(ix) if i)
+                lines.append(f"{pad}{x}[{at}] += {v}")
         lines.append(f"    return {', '.join(outs)}")
         return gast.parse("\n".join(lines)).body[0]
+
+
+def _target(s):
+    """The name statement `s` of a run assigns or adds into (None for a comment)."""
+    if isinstance(s, gast.Assign):
+        return s.targets[0].id
+    if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call) and s.value.args \
+            and isinstance(s.value.args[0], gast.Name):
+        return s.value.args[0].id
+    return None
+
+
+def _broadcast_index(index):
+    """The index `[None, :, :]` as (None, True, True): `None` and whole slices only, else
+    None."""
+    elts = index.elts if isinstance(index, gast.Tuple) else [index]
+    out = []
+    for e in elts:
+        if isinstance(e, gast.Constant) and e.value is None:
+            out.append(None)
+        elif isinstance(e, gast.Slice) and e.lower is None and e.upper is None \
+                and e.step is None:
+            out.append(True)
+        else:
+            return None
+    return tuple(out)
 
 
 def _sole_arrays(fn):
@@ -418,6 +570,10 @@ def _reads_only(n, parent):
         return True
     if isinstance(up, gast.Tuple) and isinstance(parent.get(up), gast.Return):
         return True
+    if isinstance(up, gast.Subscript) and up.value is n and _broadcast_index(up.slice):
+        call = parent.get(up)  # `rt.add_to(x[None, :], g)`: adds into it
+        return isinstance(call, gast.Call) and ir.dotted_text(call.func) == "rt.add_to" \
+            and bool(call.args) and call.args[0] is up
     if isinstance(up, gast.Call) and any(a is n for a in up.args):
         if ir.dotted_text(up.func) in _ADD_TO or helper_fact(up.func, "fresh") is True:
             return True
