@@ -151,3 +151,53 @@ def test_additions_into_broadcast_views_are_made_in_the_loop():
 def test_views_that_meet_on_the_diagonal_add_both_terms(shape):
     p = np.linspace(-0.8, 1.1, int(np.prod(shape))).reshape(shape)
     _check(self_pairs, (p,), (0,), jit=True)
+
+
+def _broadcast_program(seed):
+    """A random function of pairwise broadcasting as vectorized code writes it: a
+    difference, sum or product of `a[:, None]` and `b[None, :]` (rows of points when
+    `points`), elementwise functions of it, and a sum; (source, arguments, wrt)."""
+    rng = np.random.default_rng(seed)
+    points, same = bool(rng.integers(2)), rng.random() < 0.75  # mostly one set's pairs
+    op = ["-", "-", "+", "*"][rng.integers(4)]
+    left, right = ("a[:, None, :]", "b[None, :, :]") if points else ("a[:, None]", "b[None, :]")
+    if same:
+        right = right.replace("b", "a")
+    f1 = ["np.sin({})", "np.exp(-({}) ** 2)", "np.tanh({})", "({0}) * ({0})"][rng.integers(4)]
+    f2 = ["np.cos({})", "np.sqrt({} * {} + 1.0)".replace("{} * {}", "({0}) * ({0})"),
+          "({}) * 0.5"][rng.integers(3)]
+    lines, e = [f"    d = {left} {op} {right}", f"    e1 = {f1.format('d')}"], "e1"
+    if points:
+        lines.append("    e2 = np.sum(e1, axis=-1)" if rng.integers(2)
+                     else "    e2 = e1[:, :, 0] * e1[:, :, 1]")
+        e = "e2"
+    if rng.integers(2):
+        lines.append(f"    e3 = {e} * {'a[:, 0:1]' if points else 'a[:, None]'}")
+        e = "e3"
+    triu = f" * np.triu({e}, 1)" if rng.integers(2) else ""
+    lines.append(f"    return np.sum({f2.format(e)}{triu})")
+    params = "a" if same else "a, b"
+    source = f"def bcast_{seed}({params}):\n" + "\n".join(lines) + "\n"
+    shape_a, shape_b = ((4, 3), (3, 3)) if points else ((5,), (4,))
+    args = (np.linspace(-0.9, 1.1, int(np.prod(shape_a))).reshape(shape_a),)
+    if not same:
+        args += (np.linspace(-0.4, 0.8, int(np.prod(shape_b))).reshape(shape_b),)
+    return source, args, tuple(range(len(args)))
+
+
+SEEDS = range(16)
+
+
+@pytest.fixture(scope="module")
+def broadcast_programs(tmp_path_factory):
+    from benchmarks.transform import load_module
+    cases = [_broadcast_program(seed) for seed in SEEDS]
+    module = load_module([c[0] + "\n\n" for c in cases], tmp_path_factory.mktemp("bcast"))
+    return [(getattr(module, f"bcast_{seed}"),) + c[1:] for seed, c in zip(SEEDS, cases)]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_random_broadcasting_programs_have_finite_difference_gradients(broadcast_programs,
+                                                                       seed):
+    f, args, wrt = broadcast_programs[seed]
+    _check(f, args, wrt, jit=seed % 4 == 0)  # compiled: a quarter, for the suite's time
