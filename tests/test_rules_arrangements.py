@@ -493,3 +493,23 @@ def test_writing_an_array_while_a_piece_of_its_split_is_in_use_is_refused():
 
     with pytest.raises(srcad.SrcadError, match="`y` is written element by element while `a`"):
         srcad.grad(f, jit=False)(np.linspace(0.1, 0.8, 6))
+
+
+@pytest.mark.parametrize("which", ["triu", "tril"])
+def test_triangles_compiled_are_numpys(which):
+    """rt.triu, rt.tril (the spelling of np.triu, np.tril in generated code): compiled, a
+    matrix's triangle in one pass; equal to NumPy's for every diagonal offset, dtype and
+    layout, and Numba's own for a vector or a stack of matrices."""
+    from numba import njit
+
+    ours = getattr(rt, which)
+    compiled = njit(lambda m, k: ours(m, k))
+    m = np.arange(1.0, 13.0).reshape(3, 4)
+    for x in (m, m.T, m[:, ::2], m.astype(np.int64), m > 5, m + 1j * m,
+              np.arange(4.0), np.arange(24.0).reshape(2, 3, 4)):
+        for k in (-4, -1, 0, 1, 2, 5):
+            want = getattr(np, which)(x, k)
+            got = compiled(x, k)
+            assert got.dtype == want.dtype and got.shape == want.shape
+            np.testing.assert_array_equal(got, want)
+            np.testing.assert_array_equal(ours(x, k), want)

@@ -52,12 +52,12 @@ nothing where the shapes agree:
 
 >>> fn = gast.parse('''def f_rev(u, tape, d_out):
 ...     lap, = tape
-...     d_lap = rt.unbroadcast(np.triu(d_tmp, 1), lap)
+...     d_lap = rt.unbroadcast(rt.triu(d_tmp, 1), lap)
 ...     return d_lap,''').body[0]
 >>> print(to_source(SameShapeLoops(shapes, kinds, adjoints).run(fn)).strip())
 def f_rev(u, tape, d_out):
     lap, = tape
-    d_lap = np.triu(d_tmp, 1)
+    d_lap = rt.triu(d_tmp, 1)
     return d_lap,
 """
 import copy
@@ -80,11 +80,12 @@ NUMBER = "number"  # the shape of a number, which broadcasts to any
 
 
 def _rule(call):
-    """The rule of a call of a NumPy function, or None."""
+    """The rule of a call of a NumPy function (or of the helper a rule spells it as,
+    `rt.triu`), or None."""
     if not isinstance(call, gast.Call):
         return None
     name = ir.dotted_text(call.func)
-    return registry.by_name(name) if name and name.startswith("np.") else None
+    return registry.by_name(name) if name and name.startswith(("np.", "rt.")) else None
 
 
 def _elementwise(call):

@@ -177,16 +177,17 @@ def squeeze(ans, a, axis=None):
 # square whose rows are the vector. The other triangle's cotangent is a strong zero:
 # `np.triu(f(d), 1)` of a distance matrix `d` has no gradient through its diagonal, where
 # `np.sqrt`'s derivative is infinite (masks=True)
-@adjoint(np.triu, kind=ty.triangle("np.triu"), broadcast=False, sums=False, linear=True,
-         masks=True, domain={"m": (-2.0, 2.0)})
+# (compiled, a matrix's triangle in one pass: rt.triu, rt.tril)
+@adjoint(np.triu, rt.triu, "np.triu", kind=ty.triangle("np.triu"), name="rt.triu",
+         broadcast=False, sums=False, linear=True, masks=True, domain={"m": (-2.0, 2.0)})
 def triu(ans, m, k=0):
-    d[m] += rt.unbroadcast(np.triu(d[ans], k), m)
+    d[m] += rt.unbroadcast(rt.triu(d[ans], k), m)
 
 
-@adjoint(np.tril, kind=ty.triangle("np.tril"), broadcast=False, sums=False, linear=True,
-         masks=True, domain={"m": (-2.0, 2.0)})
+@adjoint(np.tril, rt.tril, "np.tril", kind=ty.triangle("np.tril"), name="rt.tril",
+         broadcast=False, sums=False, linear=True, masks=True, domain={"m": (-2.0, 2.0)})
 def tril(ans, m, k=0):
-    d[m] += rt.unbroadcast(np.tril(d[ans], k), m)
+    d[m] += rt.unbroadcast(rt.tril(d[ans], k), m)
 
 
 # joins

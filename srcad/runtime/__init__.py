@@ -264,6 +264,8 @@ from srcad.runtime.shapes import (
     squeeze,
     tile,
     tile_adjoint,
+    tril,
+    triu,
 )
 from srcad.runtime.signals import (
     convolve_da,

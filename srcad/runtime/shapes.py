@@ -1,7 +1,7 @@
 """Helpers that change an array's shape where Numba's NumPy does not (a tuple `axis`, a
 number for an array), and their adjoints: np.tile, np.expand_dims, np.squeeze,
-np.atleast_1d/2d/3d, np.array of an array (a copy), and np.linspace with `endpoint` and
-`dtype`.
+np.atleast_1d/2d/3d, np.array of an array (a copy), np.linspace with `endpoint` and
+`dtype`; and np.triu, np.tril of a matrix in one pass (Numba's makes four arrays).
 
 Compiled, a result's rank must be known when the helper is typed: it is computed there,
 from the argument types, and the shape filled in at run time (`to_fixed_tuple`).
@@ -13,7 +13,7 @@ from numba.extending import register_jitable
 from numba.np.unsafe.ndarray import to_fixed_tuple
 
 from srcad.runtime.axes import _axis
-from srcad.runtime.overloads import _is_array, _is_none, _jit_version
+from srcad.runtime.overloads import _is_array, _is_none, _jit_version, fresh
 
 
 def array(x):
@@ -384,4 +384,46 @@ def _linspace(start, stop, num=50, endpoint=True, dtype=None):
         if endpoint:
             return np.linspace(start, stop, num)
         return np.linspace(start, stop, num + 1)[:-1]  # the same steps, the last one off
+    return impl
+
+
+@fresh
+def triu(m, k=0):
+    """np.triu(m, k): compiled, a matrix's in one pass."""
+    return np.triu(m, k)
+
+
+@fresh
+def tril(m, k=0):
+    """np.tril(m, k): compiled, a matrix's in one pass."""
+    return np.tril(m, k)
+
+
+@_jit_version(triu)
+def _triu(m, k=0):
+    if not _is_array(m) or m.ndim != 2:
+        return lambda m, k=0: np.triu(m, k)  # Numba's own
+
+    def impl(m, k=0):
+        out = np.zeros(m.shape, m.dtype)
+        rows, cols = m.shape
+        for i in range(rows):
+            for j in range(max(0, i + k), cols):
+                out[i, j] = m[i, j]
+        return out
+    return impl
+
+
+@_jit_version(tril)
+def _tril(m, k=0):
+    if not _is_array(m) or m.ndim != 2:
+        return lambda m, k=0: np.tril(m, k)  # Numba's own
+
+    def impl(m, k=0):
+        out = np.zeros(m.shape, m.dtype)
+        rows, cols = m.shape
+        for i in range(rows):
+            for j in range(min(cols, max(0, i + k + 1))):
+                out[i, j] = m[i, j]
+        return out
     return impl
