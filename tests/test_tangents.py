@@ -400,7 +400,7 @@ NUMBA_IDS = {
     # shapes, sorting, running products, averages (their runtime helpers)
     "rt.diff-2d", "rt.flip-2d", "np.fliplr-2d", "rt.tile-2d", "rt.repeat-2d", "rt.sort-2d",
     "rt.sort_tangent-axis0", "rt.cumprod-2d", "rt.atleast_3d-1d", "rt.expand_dims-2d",
-    "rt.squeeze-2d", "np.triu-1d", "np.asarray-2d", "rt.average-2d", "rt.ptp-2d",
+    "rt.squeeze-2d", "rt.triu-1d", "np.asarray-2d", "rt.average-2d", "rt.ptp-2d",
     "np.fmax-array-scalar", "np.logaddexp2-2d", "np.fabs-scalar", "rt.gamma-scalar",
     "math.copysign-scalar",
 }

@@ -399,6 +399,9 @@ def tril(m, k=0):
     return np.tril(m, k)
 
 
+# Two overloads, not one factory of both: Numba's disk cache tells compiled functions
+# apart by their code and argument types, not by the values a closure holds, so
+# np.triu's and np.tril's would be one entry.
 @_jit_version(triu)
 def _triu(m, k=0):
     if not _is_array(m) or m.ndim != 2:
