@@ -208,3 +208,21 @@ def test_a_tape_over_memory_with_a_limit_given_is_a_memory_error(monkeypatch):
     monkeypatch.setattr(tapes, "TAPE_CEILING", 8)
     with pytest.raises(MemoryError, match="tape would not fit in memory"):
         srcad.grad(cf.early_exit, jit=False, tape_limit=10 ** 9)(0.4, 50)
+
+
+def test_forward_runs_is_the_least_count_that_covers_the_loop():
+    """The doubling-then-halving search finds what counting up one at a time finds (the
+    least t with binomial(s + t, s) >= n), for one snapshot up to many."""
+    import math
+
+    from srcad.runtime.checkpoints import forward_runs
+
+    def least(n, s):
+        t = 1
+        while math.comb(s + t, s) < n:
+            t += 1
+        return t
+
+    for n in list(range(1, 200)) + [1000, 4097, 10 ** 5 + 3]:
+        for s in (1, 2, 3, 5, 8, 40):
+            assert forward_runs(n, s) == least(n, s), (n, s)

@@ -41,6 +41,7 @@ _YOUTURN = 4
 @register_jitable(cache=True)
 def _binomial(n, k):
     """binomial(n, k), saturated at 2^62 (the counts compared with it are smaller)."""
+    k = min(k, n - k)  # the same count, in fewer steps
     out = 1
     for j in range(1, k + 1):
         out = out * (n - k + j) // j
@@ -110,11 +111,21 @@ def revolve_next(sched):
 @register_jitable(cache=True)
 def forward_runs(n, s):
     """The most times the schedule runs an iteration forward untaped when `n` of them are
-    reversed with `s` snapshots: the least `t` with `binomial(s + t, s) >= n`."""
-    t = 1
-    while _binomial(s + t, s) < n:
-        t += 1
-    return t
+    reversed with `s` snapshots: the least `t` with `binomial(s + t, s) >= n`, found by
+    doubling `t` and then halving the interval (with one snapshot, `t` is `n - 1`: a
+    search one `t` at a time would take as many steps)."""
+    if _binomial(s + 1, s) >= n:
+        return 1
+    lo, hi = 1, 2  # binomial(s + lo, s) < n
+    while _binomial(s + hi, s) < n:
+        lo, hi = hi, 2 * hi
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if _binomial(s + mid, s) < n:
+            lo = mid
+        else:
+            hi = mid
+    return hi
 
 
 @register_jitable(cache=True)
