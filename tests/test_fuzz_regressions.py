@@ -532,3 +532,18 @@ def test_a_parallel_loop_after_a_ufunc_writes_its_output_argument(jit):
                 acc += math.cos(c + np.prod(np.cos(w)))
             return acc
         """, jit=jit)
+
+
+def test_a_compiled_value_may_round_numpys_pairwise_sum_differently():
+    # grammar seed 91810: Numba cannot compile f (a boolean mask of a matrix), so the
+    # compiled value is checked against f's own; `m.sum()` adds pairwise in NumPy and in
+    # order compiled, an ulp apart at 12.6, which the cosine makes 6 ulps of 1.0. The
+    # check allowed 4; it allows a relative 1e-12 where f sums with NumPy. (Seed 1 draws
+    # inputs with the same effect for this form of the program.)
+    check("""
+        def f(x, y, a, m):
+            m[m[0] > 0.22] *= 0.5
+            m[m <= 0.11] = 0.5
+            m[1] = math.sin(1.5)
+            return math.cos(m.sum() + 0.01 * (x + y + np.sum(a)))
+        """, seed=1, shapes=(4, 4), jit=True)

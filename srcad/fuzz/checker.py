@@ -75,6 +75,7 @@ from srcad.fuzz.compare import (
     show,
     split,
     sums_reassociated,
+    sums_summed_in_numpy,
     value_of,
 )
 
@@ -180,6 +181,16 @@ def parse_carried(line):
     a program's header line; None when it has none."""
     match = _CARRIED.search(line)
     return match[1] if match else None
+
+
+# NumPy functions that add many terms (pairwise in NumPy, in order when Numba compiles them)
+_SUMS = re.compile(r"\b(sum|mean|average|var|std|cumsum|nansum|nanmean|dot|vdot|inner|matmul|"
+                   r"tensordot|einsum|trace|norm|trapz|trapezoid)\(|@")
+
+
+def sums_in_numpy(source):
+    """Whether the program calls a NumPy function that adds many terms."""
+    return bool(_SUMS.search(source))
 
 
 def has_prange(source):
@@ -441,7 +452,8 @@ def check_source(source, seed, shapes, jit=False, folder=None, name=None, out=No
                                            jits, out)
         else:
             reference = numba_reference(source, name + "_njit", folder, out) if jit else None
-            with sums_reassociated(has_prange(source)):
+            with sums_reassociated(has_prange(source)), \
+                    sums_summed_in_numpy(sums_in_numpy(source)):
                 outcome, detail = check_program(module.f, shapes, rng, jits, reference, out,
                                                 notes)
     except srcad.errors.InternalError:  # a SrcadError, but a bug in srcad
