@@ -22,6 +22,7 @@ from srcad.passes.forward_ad import ForwardAD
 from srcad.passes.fuse_elementwise import FuseElementwise
 from srcad.passes.guard_integer_powers import GuardIntegerPowers
 from srcad.passes.hoist_local_functions import HoistLocalFunctions
+from srcad.passes.hoist_reciprocals import HoistReciprocals
 from srcad.passes.infer_kinds import InferKinds
 from srcad.passes.lean_array_adjoints import LeanArrayAdjoints
 from srcad.passes.lean_loop_adjoints import LeanLoopAdjoints
@@ -157,6 +158,10 @@ def differentiate(ctx, wrt_names, fwd_name, rev_name):
     integers = {v for v, k in ctx.kinds.items() if getattr(k, "dtype", None) in ("b", "i")
                 and not k.ndim}
     adjoints = set(ctx.adjoint_names.values()) | {ctx.seed}
+    reals = {v for v, k in ctx.kinds.items() if getattr(k, "dtype", None) in ("i", "f")
+             and not k.ndim}
+    rev = _run(ctx, HoistReciprocals, lambda f: HoistReciprocals(
+        adjoints, reals, ctx.namer.fresh).run(f), rev)
     _run(ctx, SafeReassociation, lambda f: _reassociable(ctx, adjoints, integers, f), rev)
     if arrays:
         rev, *ctx.element_functions = _run(ctx, ElementLoops, lambda f: _element_loops(

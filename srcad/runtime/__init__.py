@@ -134,6 +134,7 @@ from srcad.runtime.elementwise import (
     fmin_first,
     log_or_zero,
     pow_dx,
+    reciprocal,
     select,
     unbroadcast,
     within,

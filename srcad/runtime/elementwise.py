@@ -28,6 +28,19 @@ def _select(c, a, b):
     return lambda c, a, b: a if c else b
 
 
+@register_jitable(cache=True)
+def reciprocal(x):
+    """1 / x for a real scalar: infinite (of x's sign) for a zero x, NaN for a subnormal
+    x, whose reciprocal overflows (HoistReciprocals: `e * reciprocal(s)` stands for
+    `e / s`, which may never have run)."""
+    if x == 0:
+        return math.copysign(math.inf, float(x))
+    r = 1.0 / float(x)
+    if r == math.inf or r == -math.inf:
+        return math.nan
+    return r
+
+
 def _pow_dx_scalar(x, y):
     if y == 0:
         return 0.0
