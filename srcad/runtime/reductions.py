@@ -118,7 +118,7 @@ def _others_by_division(ans):
     return ans == ans and 2.2250738585072014e-308 <= abs(ans) < np.inf
 
 
-@register_jitable(cache=True)
+@register_jitable(cache=True, error_model="numpy")
 def _prod_adjoint_into(out, g, v, ans):
     """out[i] += g * (product of v[j], j != i) for 1-d `v`, allocating nothing when the
     product `ans` allows division. A zero `g` adds nothing (a strong zero)."""
