@@ -41,7 +41,8 @@ def main(argv=None):
     base = timers["primal"].median()
     for name, t in timers.items():
         print(f"{name:>15}: {t.median() * 1e3:9.3f} ms  ({t.median() / base:5.2f} x primal)")
-    slots = sorted(zip(tape_names(c.source, w.fn.__name__), tape),
+    slots = getattr(tape, "tape", tape)  # under jit="auto" before its choice: tagged
+    slots = sorted(zip(tape_names(c.source, w.fn.__name__), slots),
                    key=lambda s: -measure.tape_bytes(s[1]))
     print("tape:", ", ".join(f"{n} {measure.tape_bytes(v) / 2**20:.2f} MB"
                              for n, v in slots if measure.tape_bytes(v)) or "no arrays")
