@@ -9,6 +9,7 @@ from srcad.context import Context
 from srcad.errors import SrcadError, internal_error
 from srcad.passes import ir
 from srcad.passes.activity import Activity, bound_args
+from srcad.passes.assign_element_adjoints import AssignElementAdjoints
 from srcad.passes.bind_arguments import BindArguments
 from srcad.passes.bind_expressions import BindExpressions
 from srcad.passes.check_aliases import CheckAliases
@@ -153,6 +154,8 @@ def differentiate(ctx, wrt_names, fwd_name, rev_name):
         params, ctx.adjoint_names, ctx.kinds, ctx.namer, ctx.tape_param, ctx.seed).run(*pair),
         (fwd, rev))
     fwd, rev = _run(ctx, LeanTape, lambda pair: _lean_tape(ctx, params, *pair), (fwd, rev))
+    fwd, rev = _run(ctx, AssignElementAdjoints, lambda pair: AssignElementAdjoints(
+        ctx.kinds, ctx.tape_param).run(*pair), (fwd, rev))
     fwd = _run(ctx, FuseElementwise,
                lambda f: FuseElementwise(ctx.kinds, _user_names(ctx)).run(f), fwd)
     integers = {v for v, k in ctx.kinds.items() if getattr(k, "dtype", None) in ("b", "i")
