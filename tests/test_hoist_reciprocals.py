@@ -9,20 +9,8 @@ import numpy as np
 import pytest
 
 import srcad
+from benchmarks.workloads import huber
 from tests.fd import assert_value_and_grad
-
-
-def huber(pred, target, scale):
-    n = pred.shape[0]
-    total = 0.0
-    for i in range(n):
-        r = (pred[i] - target[i]) / scale
-        a = abs(r)
-        if a <= 1.0:
-            total += 0.5 * r * r
-        else:
-            total += a - 0.5
-    return total * scale * scale / n
 
 
 def set_before(x, w):
