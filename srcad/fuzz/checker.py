@@ -183,9 +183,11 @@ def parse_carried(line):
     return match[1] if match else None
 
 
-# NumPy functions that add many terms (pairwise in NumPy, in order when Numba compiles them)
-_SUMS = re.compile(r"\b(sum|mean|average|var|std|cumsum|nansum|nanmean|dot|vdot|inner|matmul|"
-                   r"tensordot|einsum|trace|norm|trapz|trapezoid)\(|@")
+# NumPy functions and methods that add many terms (pairwise in NumPy, in order when Numba
+# compiles them), and the matrix product `a @ b`; not Python's own `sum`, which adds in
+# order either way, nor a decorator
+_SUMS = re.compile(r"\.(sum|mean|average|var|std|cumsum|nansum|nanmean|dot|vdot|inner|matmul|"
+                   r"tensordot|einsum|trace|norm|trapz|trapezoid)\(|[\w)\]] @ ")
 
 
 def sums_in_numpy(source):
