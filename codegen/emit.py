@@ -80,14 +80,14 @@ def _printed(nodes):
     """(source with comments as calls, lines, comments) of a gast tree; the copies of the
     tree made on the way are freed when it returns (before collection resumes, which
     would otherwise scan them all)."""
-    as_parsed = _AsParsed()
-    tree = as_parsed.visit(gast.gast_to_ast(nodes))  # a new tree: `nodes` is kept
+    comments = []
+    tree = _AsParsed(comments).visit(nodes)  # a new tree: `nodes` is kept
     if isinstance(tree, ast.expr):
         tree = ast.Expr(value=tree)
     if isinstance(tree, ast.stmt):
         tree = ast.Module(body=[tree], type_ignores=[])
     text = astor.to_source(tree)
-    return text, _check_round_trip(tree, text), as_parsed.comments
+    return text, _check_round_trip(tree, text), comments
 
 
 @contextlib.contextmanager
@@ -104,39 +104,128 @@ def collection_paused():
             gc.enable()
 
 
-class _AsParsed(ast.NodeTransformer):
-    """Number constants as Python's parser builds them: no negative constants (a unary
-    minus applied to a positive one), no NaN constant (`inf - inf`), and complex constants
-    only of the form `2.5j` (others are `complex(re, im)`). The text of each
-    comment moves to `comments`, its call keeping the index (one short line to print)."""
+# positions, copied from each gast node that has them
+_POSITIONS = ("lineno", "col_offset", "end_lineno", "end_col_offset")
 
-    def __init__(self):
-        self.comments = []
 
-    def visit_Call(self, node):
-        if isinstance(node.func, ast.Name) and node.func.id == _COMMENT_FN:
-            self.comments.append(node.args[0].value)
-            node.args = [ast.Constant(value=len(self.comments) - 1)]
+class _AsParsed:
+    """A gast tree as the `ast` tree Python's parser would build for its source: what
+    `gast.gast_to_ast` makes (a `Name` that is a parameter becomes an `arg`, an
+    exception handler's name a string), in one walk that also spells number constants
+    as the parser builds them: no negative constants (a unary minus applied to a
+    positive one), no NaN constant (`inf - inf`), and complex constants only of the form
+    `2.5j` (others are `complex(re, im)`). The text of each comment moves to `comments`,
+    its call keeping the index (one short line to print).
+
+    >>> print(ast.dump(_AsParsed([]).visit(gast.parse("y = -2.0").body[0].value)))
+    UnaryOp(op=USub(), operand=Constant(value=2.0))
+    """
+
+    # gast class -> (ast class, the fields both have), or the one shared instance of a
+    # class without fields or positions (contexts, operators)
+    _classes = {}
+
+    def __init__(self, comments):
+        self.comments = comments
+
+    def visit(self, node):
+        if type(node) is list:
+            return [self.visit(n) for n in node]
+        if not isinstance(node, gast.AST):
             return node
-        return self.generic_visit(node)
+        special = self._special.get(type(node))
+        new = special(self, node) if special is not None else self._plain(node)
+        if new is None or not new._attributes:  # no such node in `ast`; no positions
+            return new
+        for attr in _POSITIONS:
+            value = getattr(node, attr, None)
+            if value is not None:
+                setattr(new, attr, value)
+        return new
 
-    def visit_Constant(self, node):
+    def _plain(self, node):
+        kind = self._classes.get(type(node), False)
+        if kind is False:
+            kind = self._learn(type(node))
+        if not isinstance(kind, tuple):
+            return kind
+        cls, fields = kind
+        visit = self.visit
+        return cls(**{f: visit(getattr(node, f, None)) for f in fields})
+
+    @classmethod
+    def _learn(cls, gcls):
+        target = getattr(ast, gcls.__name__, None)
+        kind = None if target is None else \
+            target() if not target._fields and not target._attributes else \
+            (target, tuple(f for f in target._fields if f in gcls._fields))
+        cls._classes[gcls] = kind
+        return kind
+
+    def _name(self, node):
+        return ast.Name(id=node.id, ctx=self.visit(node.ctx))
+
+    def _arg(self, node):
+        if node is None:
+            return None
+        new = ast.arg(arg=node.id, annotation=self.visit(node.annotation),
+                      type_comment=node.type_comment)
+        for attr in _POSITIONS:
+            value = getattr(node, attr, None)
+            if value is not None:
+                setattr(new, attr, value)
+        return new
+
+    def _arguments(self, node):
+        arg, visit = self._arg, self.visit
+        return ast.arguments(posonlyargs=[arg(a) for a in node.posonlyargs],
+                             args=[arg(a) for a in node.args], vararg=arg(node.vararg),
+                             kwonlyargs=[arg(a) for a in node.kwonlyargs],
+                             kw_defaults=visit(node.kw_defaults), kwarg=arg(node.kwarg),
+                             defaults=visit(node.defaults))
+
+    def _handler(self, node):
+        return ast.ExceptHandler(type=self.visit(node.type),
+                                 name=node.name.id if node.name else None,
+                                 body=self.visit(node.body))
+
+    def _assign(self, node):
+        return ast.Assign(targets=self.visit(node.targets), value=self.visit(node.value))
+
+    def _call(self, node):
+        func = node.func
+        if type(func) is gast.Name and func.id == _COMMENT_FN:
+            self.comments.append(node.args[0].value)
+            return ast.Call(func=self.visit(func),
+                            args=[ast.Constant(value=len(self.comments) - 1)], keywords=[])
+        return ast.Call(func=self.visit(func), args=self.visit(node.args),
+                        keywords=self.visit(node.keywords))
+
+    def _constant(self, node):
         v = node.value
         if isinstance(v, float) and math.isnan(v):
-            inf = ast.Constant(value=math.inf)
-            return ast.copy_location(ast.BinOp(left=inf, op=ast.Sub(),
-                                               right=ast.Constant(value=math.inf)), node)
+            return ast.BinOp(left=ast.Constant(value=math.inf), op=ast.Sub(),
+                             right=ast.Constant(value=math.inf))
         if isinstance(v, (int, float)) and not isinstance(v, bool) and \
                 (v < 0 or (isinstance(v, float) and math.copysign(1.0, v) < 0)):
-            return ast.copy_location(ast.UnaryOp(op=ast.USub(), operand=ast.copy_location(
-                ast.Constant(value=-v), node)), node)
+            operand = ast.Constant(value=-v)
+            for attr in _POSITIONS:
+                value = getattr(node, attr, None)
+                if value is not None:
+                    setattr(operand, attr, value)
+            return ast.UnaryOp(op=ast.USub(), operand=operand)
         if isinstance(v, complex) and (v.real != 0.0 or math.copysign(1.0, v.imag) < 0
                                        or not cmath.isfinite(v)):
-            return self.visit(ast.copy_location(ast.Call(  # `complex(re, im)`
-                func=ast.Name(id="complex", ctx=ast.Load()),
-                args=[ast.Constant(value=v.real), ast.Constant(value=v.imag)],
+            return self.visit(gast.copy_location(gast.Call(  # `complex(re, im)`
+                func=gast.Name(id="complex", ctx=gast.Load(), annotation=None,
+                               type_comment=None),
+                args=[gast.Constant(value=v.real, kind=None),
+                      gast.Constant(value=v.imag, kind=None)],
                 keywords=[]), node))
-        return node
+        return ast.Constant(value=v, kind=node.kind)
+
+    _special = {gast.Name: _name, gast.arguments: _arguments, gast.ExceptHandler: _handler,
+                gast.Assign: _assign, gast.Call: _call, gast.Constant: _constant}
 
 
 def _check_round_trip(tree, text):
@@ -195,9 +284,23 @@ def _same_shallow(a, b):
 
 def _same(a, b):
     """Whether two field values are alike as `ast.dump` shows them (positions aside)."""
-    if isinstance(a, ast.AST):
-        return type(a) is type(b) and all(
-            _same(getattr(a, name, None), getattr(b, name, None)) for name in a._fields)
-    if type(a) is list:
-        return type(b) is list and len(a) == len(b) and all(map(_same, a, b))
-    return repr(a) == repr(b)
+    todo = [(a, b)]
+    while todo:
+        a, b = todo.pop()
+        if a is b:
+            continue
+        if type(a) is not type(b):
+            return False
+        if isinstance(a, ast.AST):
+            todo.extend([(getattr(a, name, None), getattr(b, name, None))
+                         for name in a._fields])
+        elif type(a) is list:
+            if len(a) != len(b):
+                return False
+            todo.extend(zip(a, b))
+        elif type(a) in (float, complex):  # `-0.0` is not `0.0`, and NaN is NaN
+            if repr(a) != repr(b):
+                return False
+        elif a != b:
+            return False
+    return True

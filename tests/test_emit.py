@@ -3,6 +3,7 @@ trees (every operator and precedence level, constants of every sign and size), t
 parse-back guard itself, and the line map from generated code to the user's lines."""
 import ast
 import math
+from pathlib import Path
 
 import astor
 import gast
@@ -12,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import srcad
-from codegen.emit import EmissionError, _check_round_trip, emit, to_source
+from codegen.emit import EmissionError, _AsParsed, _check_round_trip, emit, to_source
 from tests.fd import fd_grad
 
 NUMBERS = st.one_of(
@@ -91,6 +92,32 @@ def test_the_guard_refuses_text_that_means_another_tree():
     assert text.strip() == "y = -2.0 ** 2"
     with pytest.raises(EmissionError, match="does not parse back"):
         _check_round_trip(tree, text)
+
+
+def _modules():
+    """Source files with most of Python's syntax: this project's and some of the standard
+    library's (those without `match`, which the printer does not know)."""
+    root = Path(__file__).resolve().parent.parent
+    stdlib = Path(ast.__file__).parent
+    paths = sorted(root.glob("srcad/**/*.py"))[::4] + sorted(root.glob("codegen/*.py")) + \
+        sorted(stdlib.glob("*.py"))[::25]
+    return [p for p in paths if "match " not in p.read_text(encoding="utf-8")]
+
+
+def test_printed_modules_parse_back_to_the_tree_python_makes_of_their_source():
+    """Printing goes straight from gast to `ast` in one walk: whole modules, printed, mean
+    what the parser makes of their own source, with the positions gast's own converter
+    gives (which the line map uses)."""
+    checked = 0
+    for path in _modules():
+        source = path.read_text(encoding="utf-8")
+        tree = gast.parse(source)
+        text = to_source(tree)
+        assert ast.dump(ast.parse(text)) == ast.dump(ast.parse(source)), path
+        assert ast.dump(_AsParsed([]).visit(tree), include_attributes=True) == \
+            ast.dump(gast.gast_to_ast(tree), include_attributes=True), path
+        checked += 1
+    assert checked > 40
 
 
 def test_lines_map_generated_statements_to_their_source_lines():
