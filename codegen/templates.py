@@ -55,33 +55,36 @@ def _number(node):
     return isinstance(node, gast.Constant) and type(node.value) in (int, float)
 
 
-class _Filler(gast.NodeTransformer):
-    """Swaps names for values; `+ - *` of two numbers that the swap leaves is written as
-    its value (`6 - 1` as `5`), the number the same arithmetic gives when it runs."""
-
-    def __init__(self, replacements):
-        self.replacements = replacements
-
-    def visit_BinOp(self, node):
-        self.generic_visit(node)
-        fold = _FOLDED.get(type(node.op))
-        if fold is None or not (_number(node.left) and _number(node.right)):
-            return node
-        value = fold(node.left.value, node.right.value)
-        if type(value) is int and not -2 ** 63 <= value < 2 ** 63:
-            return node  # as int64 it would wrap
-        return gast.Constant(value=value, kind=None)
-
-    def visit_Name(self, node):
-        new = self.replacements.get(node.id)
-        if new is None:
-            return node
-        if isinstance(new, str):
-            return gast.Name(id=new, ctx=node.ctx, annotation=None, type_comment=None)
-        new = clone(new)
-        if hasattr(new, "ctx"):
-            new.ctx = node.ctx
-        return new
+def _filled(node, replacements):
+    """A copy of `node` without source positions, each name in `replacements` swapped for
+    its value (copied, itself not filled again), and `+ - *` of two numbers that the swap
+    leaves written as its value (`6 - 1` as `5`), the number the same arithmetic gives
+    when it runs: one walk."""
+    if isinstance(node, ast.AST):
+        cls = node.__class__
+        if cls is gast.Name:
+            new = replacements.get(node.id)
+            if new is not None:
+                if isinstance(new, str):
+                    return gast.Name(id=new, ctx=_filled(node.ctx, replacements),
+                                     annotation=None, type_comment=None)
+                new = without_positions(clone(new))
+                if hasattr(new, "ctx"):
+                    new.ctx = _filled(node.ctx, replacements)
+                return new
+        copied = cls.__new__(cls)
+        copied.__dict__.update({k: _filled(v, replacements)
+                                for k, v in node.__dict__.items() if k not in _POSITIONS})
+        if cls is gast.BinOp:
+            fold = _FOLDED.get(type(copied.op))
+            if fold is not None and _number(copied.left) and _number(copied.right):
+                value = fold(copied.left.value, copied.right.value)
+                if not (type(value) is int and not -2 ** 63 <= value < 2 ** 63):  # int64
+                    return gast.Constant(value=value, kind=None)
+        return copied
+    if type(node) is list:
+        return [_filled(v, replacements) for v in node]
+    return node if isinstance(node, _ATOMS) else copy.deepcopy(node)
 
 
 def fill(statements, replacements):
@@ -98,8 +101,7 @@ def fill(statements, replacements):
     >>> print(to_source(fill(stmts, {"x": "r", "y": gast.Constant(6, None)})).strip())
     z = 6 * r ** 5
     """
-    filler = _Filler(replacements)
-    return [without_positions(filler.visit(clone(s))) for s in statements]
+    return [_filled(s, replacements) for s in statements]
 
 
 def statements(text):
