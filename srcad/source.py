@@ -21,8 +21,8 @@ class FunctionSource:
         fn = self.fn = _python_function(fn)
         self.name = getattr(fn, "__name__", repr(fn))
         try:
-            lines, first = inspect.getsourcelines(fn)
             self.path = inspect.getsourcefile(self.fn) or inspect.getfile(self.fn)
+            lines, first, checked = _source_lines(fn, self.path)
             # a notebook or IPython cell shows as `Cell In[3]`, as in IPython's tracebacks
             self.cell = _cell_label(self.path)
             self.filename = self.cell or self.path
@@ -41,8 +41,9 @@ class FunctionSource:
             raise SrcadError(
                 f"{self.name!r} is not a `def` function", filename=self.filename, lineno=first,
                 construct=lines[0].strip(), hint="define it with `def` at module level")
-        if not hasattr(fn, "__srcad_local__"):  # a helper hoisted by srcad has its own tree
+        if not checked and not hasattr(fn, "__srcad_local__"):  # a hoisted helper: its own tree
             self._check_is_the_code(node, first)
+        _remember(fn, self.path, lines, first)
         node.decorator_list = []
         self.node = node
 
@@ -93,6 +94,38 @@ class FunctionSource:
         exc = cls(message, filename=self.location(lineno), construct=self.text(node), hint=hint)
         exc.filename, exc.lineno = self.filename, lineno
         return exc
+
+
+_READ = {}  # (code, file) -> (the file's lines as linecache held them, the function's, first)
+_READ_KEPT = 64  # functions remembered, the most recently read
+
+
+def _source_lines(fn, path):
+    """(lines, first line, whether that text was checked to be `fn`'s code): as
+    `inspect.getsourcelines` reads them, or as an earlier reading found them while
+    linecache holds the same text of the file (a build reads each function more than
+    once; an edited file is a new text)."""
+    read = inspect.unwrap(fn)
+    linecache.checkcache(path)
+    text = linecache.getlines(path, getattr(read, "__globals__", None))
+    known = _READ.get((getattr(read, "__code__", None), path))
+    if known is not None and text and known[0] is text:
+        return known[1], known[2], True
+    lines, first = inspect.getsourcelines(fn)
+    return lines, first, False
+
+
+def _remember(fn, path, lines, first):
+    """Keep the checked reading of `fn` for `_source_lines`."""
+    read = inspect.unwrap(fn)
+    key = (getattr(read, "__code__", None), path)
+    text = linecache.getlines(path, getattr(read, "__globals__", None))
+    if key[0] is None or not text:
+        return
+    _READ.pop(key, None)
+    _READ[key] = (text, lines, first)
+    while len(_READ) > _READ_KEPT:
+        del _READ[next(iter(_READ))]
 
 
 def _compiles_to(fn, path, first):
