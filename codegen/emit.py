@@ -108,6 +108,15 @@ def collection_paused():
 _POSITIONS = ("lineno", "col_offset", "end_lineno", "end_col_offset")
 
 
+def _placed(new, node):
+    """`new`, with the source positions `node` has."""
+    for attr in _POSITIONS:
+        value = getattr(node, attr, None)
+        if value is not None:
+            setattr(new, attr, value)
+    return new
+
+
 class _AsParsed:
     """A gast tree as the `ast` tree Python's parser would build for its source: what
     `gast.gast_to_ast` makes (a `Name` that is a parameter becomes an `arg`, an
@@ -137,11 +146,7 @@ class _AsParsed:
         new = special(self, node) if special is not None else self._plain(node)
         if new is None or not new._attributes:  # no such node in `ast`; no positions
             return new
-        for attr in _POSITIONS:
-            value = getattr(node, attr, None)
-            if value is not None:
-                setattr(new, attr, value)
-        return new
+        return _placed(new, node)
 
     def _plain(self, node):
         kind = self._classes.get(type(node), False)
@@ -168,13 +173,8 @@ class _AsParsed:
     def _arg(self, node):
         if node is None:
             return None
-        new = ast.arg(arg=node.id, annotation=self.visit(node.annotation),
-                      type_comment=node.type_comment)
-        for attr in _POSITIONS:
-            value = getattr(node, attr, None)
-            if value is not None:
-                setattr(new, attr, value)
-        return new
+        return _placed(ast.arg(arg=node.id, annotation=self.visit(node.annotation),
+                               type_comment=node.type_comment), node)
 
     def _arguments(self, node):
         arg, visit = self._arg, self.visit
@@ -208,12 +208,7 @@ class _AsParsed:
                              right=ast.Constant(value=math.inf))
         if isinstance(v, (int, float)) and not isinstance(v, bool) and \
                 (v < 0 or (isinstance(v, float) and math.copysign(1.0, v) < 0)):
-            operand = ast.Constant(value=-v)
-            for attr in _POSITIONS:
-                value = getattr(node, attr, None)
-                if value is not None:
-                    setattr(operand, attr, value)
-            return ast.UnaryOp(op=ast.USub(), operand=operand)
+            return ast.UnaryOp(op=ast.USub(), operand=_placed(ast.Constant(value=-v), node))
         if isinstance(v, complex) and (v.real != 0.0 or math.copysign(1.0, v.imag) < 0
                                        or not cmath.isfinite(v)):
             return self.visit(gast.copy_location(gast.Call(  # `complex(re, im)`
