@@ -57,6 +57,7 @@ class Context:
     return_kind: object = None
     # CheckAliases
     written: set = field(default_factory=set)  # arrays written element by element
+    updated_arguments: set = field(default_factory=set)  # parameters `x += e` updates in place
     materialize: set = field(default_factory=set)  # views taken as copies
     # Activity
     active: set = field(default_factory=set)  # variables with an adjoint

@@ -338,3 +338,77 @@ def test_a_helper_writing_into_its_argument_is_told_how_to_copy_it():
     with pytest.raises(srcad.SrcadError) as info:
         srcad.grad(uses_a_helper_that_fills_its_argument, jit=False)(np.ones(2))
     assert "`du = du.copy()` at the top of `_fills`" in str(info.value)
+
+
+# `x -= e` on an array is an update in place: in a helper, of the caller's array
+def _shifted(data):
+    data -= 1.0
+    return np.sum(data)
+
+
+def caller_reads_what_the_helper_updated(data, w):
+    data = data.copy()
+    r = _shifted(data)
+    return r + np.sum(data * w)
+
+
+def _shifted_view(x):
+    x = x[::2]
+    x -= 1.0
+    return np.sum(x)
+
+
+def caller_of_a_view_update(a):
+    a = a.copy()
+    return _shifted_view(a) + np.sum(a * a)
+
+
+def _shifted_in_a_loop(x):
+    for _ in range(3):
+        x -= 0.1
+    return np.sum(x)
+
+
+def caller_of_a_loop_update(a):
+    a = a.copy()
+    return _shifted_in_a_loop(a) + np.sum(a * a)
+
+
+def _shifted_copy(x):
+    x = x.copy()
+    x -= 1.0
+    return x
+
+
+def caller_of_a_copy_update(a):
+    return np.sum(_shifted_copy(a) * a)
+
+
+def updates_its_own_argument(x):
+    for _ in range(3):
+        x *= 0.5
+    x -= 1.0
+    return np.sum(x * x)
+
+
+@pytest.mark.parametrize("fn, args, helper", [
+    (caller_reads_what_the_helper_updated, (np.arange(4.0), np.ones(4)), "_shifted"),
+    (caller_of_a_view_update, (np.arange(4.0),), "_shifted_view"),
+    (caller_of_a_loop_update, (np.arange(4.0),), "_shifted_in_a_loop"),
+])
+def test_a_helper_updating_its_argument_in_place_is_refused(fn, args, helper):
+    """Python updates the caller's array (or the part a view shows) in place, and the
+    caller reads it after; the generated code would not, so its value would be another."""
+    with pytest.raises(srcad.SrcadError) as info:
+        srcad.value_and_grad(fn, wrt=0, jit=False)(*args)
+    message = str(info.value)
+    assert f"`{helper}` writes into its argument" in message and "test_in_place.py" in message
+    assert ".copy()` at the top of" in message
+
+
+@pytest.mark.parametrize("fn", [caller_of_a_copy_update, updates_its_own_argument])
+def test_updates_in_place_of_a_copy_or_of_the_functions_own_argument(fn):
+    x = np.array([0.3, -0.7, 1.1, 0.5])
+    value, grad = srcad.value_and_grad(fn, jit=False)(x.copy())
+    assert value == pytest.approx(fn(x.copy()), rel=1e-12)
+    assert_grad_close(grad, fd_grad(fn, (x.copy(),)))

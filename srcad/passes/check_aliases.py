@@ -24,11 +24,13 @@ class CheckAliases:
     it in place). An alias ends when either name is assigned anew (double buffering:
     `new = u.copy(); new[i] = ...; u = new` is fine). Other views of arrays that are
     written are taken as copies (`ctx.materialize`): they read the same values and stay
-    right on the tape. Sets `ctx.written`, the arrays written element by element.
+    right on the tape. Sets `ctx.written`, the arrays written element by element, and
+    `ctx.updated_arguments`, the parameters whose arrays an `x += e` updates in place (a
+    helper's caller would see that update).
     """
 
     needs = ("kinds", "augmented", "user_functions", "calls")
-    provides = ("written", "materialize")
+    provides = ("written", "materialize", "updated_arguments")
 
     def __init__(self, ctx):
         self.ctx = ctx
@@ -47,7 +49,29 @@ class CheckAliases:
             if ctx.kinds[name].is_array:
                 self.check_augmented(name, a_pos, a_loops, s)
         ctx.written = set(self.writes)
+        ctx.updated_arguments = self.updated_arguments(augmented)
         return fnode
+
+    def updated_arguments(self, augmented):
+        """The parameters whose arrays an `x += e` updates in place: `x` is the parameter
+        itself, not bound anew to an array of its own on every way before, or a view of
+        one (`v = x[1:]`, `v = x`)."""
+        out = set()
+        for name, a_pos, a_loops, _ in augmented:
+            if not self.ctx.kinds[name].is_array:
+                continue
+            held = {name} | {src for v, src, pos, loops, _ in self.views
+                             if v == name and self.alive(v, src, pos, loops, a_pos, a_loops)}
+            out |= {p for p in held & self.params if not self.bound_anew(p, a_pos)}
+        return out
+
+    def bound_anew(self, name, at):
+        """Whether `name` holds an array of its own at position `at`: a statement of the
+        function's body (not in a branch or loop) before `at` binds it to a new array, and
+        nothing between binds it to one that may share another's."""
+        binds = self.binds.get(name, [])
+        fresh = [pos for pos, top, new in binds if top and new and pos < at]
+        return bool(fresh) and all(new for pos, _, new in binds if max(fresh) < pos < at)
 
     def scan(self, fnode):
         """Record writes, definitions, uses and loop spans by statement position; return
@@ -55,6 +79,8 @@ class CheckAliases:
         an alias, and the (name, position, loops, statement) of each `x += e`."""
         self.writes, self.defs, self.uses, self.spans = {}, {}, {}, {}
         self.copies = set()  # names a `np.copy(...)` assigns
+        self.binds = {}  # name -> [(position, in the body itself, bound to a new array)]
+        top = {id(s) for s in fnode.body}
         views, augmented = [], []
         for pos, (s, loops) in enumerate(statements(fnode.body)):
             for loop in loops:
@@ -77,6 +103,8 @@ class CheckAliases:
                 self.copies.add(names_[0])
             self.stmt = s
             for name, sources in self.target_sources(t, s.value, names_):
+                self.binds.setdefault(name, []).append(
+                    (pos, id(s) in top, not sources and s not in self.ctx.augmented))
                 if _holds_arrays(self.ctx.kinds.get(name)):
                     views += [(name, src, pos, loops, s) for src in sources if src != name]
             if s in self.ctx.augmented and isinstance(t, gast.Name):

@@ -83,7 +83,7 @@ class InferKinds:
         """An array parameter that the body (outside loops and branches) binds again to a
         new array (`p = p.copy()`) is a new variable from there on: writes into it after
         that are no writes into the caller's array, and returning it returns no
-        argument."""
+        argument. Not after `p += e`, which updates the caller's array itself."""
         params = {a.id for a in fnode.args.args if getattr(self.kinds.get(a.id), "is_array",
                                                            False)}
         stores = {}
@@ -96,6 +96,8 @@ class InferKinds:
             if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and \
                     s.targets[0].id in params:
                 params.discard(s.targets[0].id)
+                if s in self.ctx.augmented:  # `p += e` updates the caller's array in place
+                    continue
                 value = s.value
                 while isinstance(value, gast.Name) and value.id in once:  # `tmp1 = ...`
                     value = once.pop(value.id)
