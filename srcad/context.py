@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 import gast
 
 from codegen import Namer
-from srcad.kinds import BOOL, FLOAT, INT, NONE
+from srcad.kinds import BOOL, FLOAT, INT, NONE, TupleKind
 
 
 @dataclass
@@ -124,6 +124,14 @@ class Context:
             self.adjoint_names[name] = self.namer.fresh("d_" + name, numbered=False)
             self.adjoint_of[self.adjoint_names[name]] = name
         return self.adjoint_names[name]
+
+    def atom_kind(self, atom):
+        """The kind of a call's argument: a name, a constant, or a tuple of them."""
+        if isinstance(atom, gast.Name):
+            return self.kinds[atom.id]
+        if isinstance(atom, (gast.Tuple, gast.List)):
+            return TupleKind(tuple(self.atom_kind(e) for e in atom.elts))
+        return self.const_kind(atom)
 
     @staticmethod
     def const_kind(atom):

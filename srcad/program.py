@@ -213,8 +213,10 @@ class Program:
         which the generated code does not reproduce; refuse it at the call."""
         ctx = pipeline.check_aliases(self.specialize(fn, arg_kinds, node, at))
         params = [a.id for a in ctx.fnode.args.args]
-        hit = [p for p, k in zip(params, arg_kinds) if k.is_array and p != ctx.out_argument
-               and (p in ctx.written or p in ctx.updated_arguments)]  # out: FillingHelpers
+        hit = [p for p, k in zip(params, arg_kinds) if p != ctx.out_argument  # FillingHelpers
+               and (k.is_array or any(getattr(i, "is_array", False)
+                                      for i in getattr(k, "items", ())))
+               and (p in ctx.written or p in ctx.updated_arguments)]
         if hit:
             raise at.error(f"`{fn.__name__}` writes into its argument `{hit[0]}`, and srcad "
                            "does not pass such writes back to the caller", node,

@@ -412,3 +412,36 @@ def test_updates_in_place_of_a_copy_or_of_the_functions_own_argument(fn):
     value, grad = srcad.value_and_grad(fn, jit=False)(x.copy())
     assert value == pytest.approx(fn(x.copy()), rel=1e-12)
     assert_grad_close(grad, fd_grad(fn, (x.copy(),)))
+
+
+def _pair_product(p):
+    x, y = p
+    return np.sum(x * y)
+
+
+def passes_a_tuple_of_arrays(a):
+    return _pair_product((a, a * 2.0))
+
+
+def _shifts_the_first(p):
+    x, y = p
+    x -= 1.0
+    return 0.0
+
+
+def passes_a_tuple_it_reads_after(a):
+    b, c = a * 1.0, a * 2.0
+    r = _shifts_the_first((b, c))
+    return r + np.sum(b * a)
+
+
+@pytest.mark.parametrize("fn, helper", [(passes_a_tuple_of_arrays, "_pair_product"),
+                                        (passes_a_tuple_it_reads_after, "_shifts_the_first")])
+def test_a_tuple_of_values_with_gradients_passed_to_a_helper_is_refused(fn, helper):
+    """Its adjoint would be a tuple of adjoints, which srcad does not make: the gradient
+    through it would be lost (and the helper's update in place of an item not seen)."""
+    with pytest.raises(srcad.SrcadError) as info:
+        srcad.value_and_grad(fn, jit=False)(np.array([0.3, -0.7, 1.1]))
+    message = str(info.value)
+    assert f"passes `{helper}` a tuple or list of values that carry gradients" in message
+    assert "test_in_place.py" in message and "separate arguments" in message

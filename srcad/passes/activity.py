@@ -144,6 +144,15 @@ class Activity:
         ctx.active = varied & useful & floats
         ctx.varied = varied
         for s in assigns:  # a tuple held in a variable would need a tuple of adjoints
+            call = s.value
+            if isinstance(call, gast.Call) and ctx.site(call).kind == "user" and any(
+                    isinstance(a, (gast.Tuple, gast.List)) and
+                    any(n in varied and n in floats for n in names([a]))
+                    for a in call.args):
+                raise ctx.fsrc.error(
+                    f"the call passes `{ir.dotted_text(call.func)}` a tuple or list of "
+                    "values that carry gradients", s, "pass the values as separate "
+                    "arguments, and unpack nothing in the helper", UnsupportedError)
             for t in targets(s):
                 if t in ctx.active and isinstance(ctx.kinds[t], TupleKind):
                     code = getattr(ctx.fsrc.fn, "__code__", None)

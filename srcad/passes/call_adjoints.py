@@ -24,8 +24,7 @@ def specialized(ctx, s, varied, mode="rev", useful=True):
     (`s.value`): the float arguments in `varied` carry gradients (tangents), unless no
     target is `useful` (then g is specialized without them)."""
     args = s.value.args
-    kinds = tuple(ctx.kinds[a.id] if isinstance(a, gast.Name) else ctx.const_kind(a)
-                  for a in args)
+    kinds = tuple(ctx.atom_kind(a) for a in args)
     wrt = tuple(i for i, a in enumerate(args) if isinstance(a, gast.Name)
                 and a.id in varied and ctx.kinds[a.id].is_float)
     wrt = wrt if useful else ()

@@ -261,8 +261,7 @@ class CheckAliases:
         arguments it may be (a view of). Decided once per function and argument kinds,
         for the whole program: a chain of helpers, each asking of the next, is then
         walked once, not once per path."""
-        kinds = tuple(self.ctx.kinds[a.id] if isinstance(a, gast.Name) else
-                      self.ctx.const_kind(a) for a in call.args)
+        kinds = tuple(self.ctx.atom_kind(a) for a in call.args)
         fn = self.ctx.user_functions[text]
         known = self.ctx.program.returns_argument
         if (fn, kinds) not in known:
