@@ -2,7 +2,8 @@
 through an infinite derivative (0 * inf counts as 0, a strong zero): the potential energy
 of a distance matrix summed over its upper triangle has a gradient, although `np.sqrt`'s
 derivative is infinite on the diagonal, and so does a sum over pairs `i != j` of
-distances computed for every pair. Checked against finite differences, and forward mode
+distances computed for every pair, and a function that rebinds a variable to
+`z * np.sqrt(0.0)` and never reads it again. Checked against finite differences, and forward mode
 against reverse."""
 import math
 
@@ -48,12 +49,37 @@ def math_pairs_skipping_the_diagonal(x):
     return s
 
 
+def rebound_and_left_unused(y, z, m):
+    a = m * 2.0
+    b = m + m
+    s = np.sum(z) * y
+    if y > 5.0:
+        s = s + 1.0
+    else:
+        z = z * np.sqrt(a - b)  # z is not read again: its cotangent here is zero
+    return s
+
+
+def updated_in_a_branch_and_left_unused(x, y, z, m):
+    x = np.tanh(y + math.fabs(z)) - x
+    if y > 5.0:
+        x = x + 1.0
+    else:
+        z *= math.cos(math.sqrt((x if y > 2.5 else np.sum(m[-1] * 0.5))
+                                - (x if y > 2.5 else np.sum(m[-1] * 0.5))) + x)
+    return x * y
+
+
 CASES = [
     (potential, lambda: (np.array([[0.1, 0.3], [0.7, -0.2], [-0.5, 0.4], [0.2, 0.9]]),
                          np.array([[1.0], [2.0], [0.5], [1.5]])), (0, 1)),
     (lower_distances, lambda: (np.array([0.3, -0.4, 1.2, 0.8]),), 0),
     (pairs_skipping_the_diagonal, lambda: (np.array([0.1, 0.5, 0.9]),), 0),
     (math_pairs_skipping_the_diagonal, lambda: (np.array([0.1, 0.5, 0.9]),), 0),
+    (rebound_and_left_unused, lambda: (1.5, np.array([[0.5, 1.5], [2.0, 0.25]]),
+                                       np.array([[0.25, 0.5], [1.0, 2.0]])), (0, 1, 2)),
+    (updated_in_a_branch_and_left_unused, lambda: (1.3, -0.7, 0.2, np.array(
+        [[-0.5, 0.9], [0.9, 0.4], [1.1, -0.9]])), (0, 1, 2, 3)),
 ]
 
 
@@ -75,3 +101,16 @@ def test_forward_against_reverse(fn, make, wrt):
     assert np.isfinite(tangent)
     assert tangent == pytest.approx(sum(float(np.sum(g * tangents[w]))
                                         for g, w in zip(grads, wrt)), rel=1e-10)
+
+
+def test_compiled_forward_mode_skips_a_tangent_nothing_reads():
+    # the tangent of the unused `z` divides by `math.sqrt(0.0)`: compiled code raised
+    # ZeroDivisionError there before forward mode left such tangents out
+    args = (1.3, -0.7, 0.2, np.array([[-0.5, 0.9], [0.9, 0.4], [1.1, -0.9]]))
+    tangents = (0.3, -1.1, 0.7, np.array([[0.2, -0.4], [1.0, 0.5], [-0.3, 0.8]]))
+    fn = updated_in_a_branch_and_left_unused
+    _, tangent = srcad.jvp(fn, args, tangents, jit=True)
+    h = 1e-6
+    up = fn(*(a + h * t for a, t in zip(args, tangents)))
+    down = fn(*(a - h * t for a, t in zip(args, tangents)))
+    assert tangent == pytest.approx((up - down) / (2 * h), rel=1e-6)

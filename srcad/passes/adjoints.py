@@ -166,12 +166,13 @@ class Adjoints:
         value, `3 * a ** 2` at `a = 0`, and 0 * inf is then the honest NaN.)"""
         if self.ctx.masked is not None:
             return self.ctx.masked
-        masked, defs = _read_conditionally(self.ctx.fnode.body), []
-        for s, _ in statements(self.ctx.fnode.body):
+        body = self.ctx.fnode.body
+        masked, defs = _read_conditionally(body) | _unread(body), []
+        for s, _ in statements(body):
             if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
                 rule, bound = bound_args(s.value, self.ctx)
                 operands = names([bound[p] for p in rule.diff if bound.get(p) is not None]) \
-                    if rule is not None else []
+                    if rule is not None else names([s.value])
                 if rule is not None and rule.masks:
                     masked |= set(operands)
                 defs.append((s.targets[0].id, operands))
@@ -397,6 +398,28 @@ class Adjoints:
                                ctx=gast.Store())
         out.append(ir.assign(clear, ir.const(0.0)))
         return out
+
+
+def _unread(stmts):
+    """The names an assignment outside every loop binds to a value no later statement
+    reads (`z *= e` in a branch, `z` unused after it): the cotangent of that value is
+    zero, whatever the derivatives on the way to it (`0.5 / sqrt(r)` at `r == 0`)."""
+    order = list(statements(stmts))
+    end = {}  # each loop's last statement: a read inside a loop may follow any of its writes
+    for k, (_, loops) in enumerate(order):
+        for loop in loops:
+            end[loop] = k
+    last = {}
+    for k, (s, loops) in enumerate(order):
+        at = end[loops[0]] if loops else k
+        head = s.test if isinstance(s, (gast.If, gast.While)) else \
+            s.iter if isinstance(s, gast.For) else s
+        for n in ir.names(head):
+            if isinstance(n.ctx, gast.Load):
+                last[n.id] = max(last.get(n.id, -1), at)
+    return {s.targets[0].id for k, (s, loops) in enumerate(order)
+            if not loops and isinstance(s, gast.Assign) and len(s.targets) == 1
+            and isinstance(s.targets[0], gast.Name) and last.get(s.targets[0].id, -1) <= k}
 
 
 def _read_conditionally(stmts):

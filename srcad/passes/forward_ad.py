@@ -1,4 +1,7 @@
-"""ForwardAD: tangent (forward-mode) code, interleaved with the primal."""
+"""ForwardAD: tangent (forward-mode) code, interleaved with the primal.
+
+A tangent that nothing reads afterwards is not computed (the primal statements stay, as
+they may raise as the function does)."""
 import copy
 
 import gast
@@ -11,6 +14,7 @@ from srcad.passes import ir
 from srcad.passes.activity import bound_args
 from srcad.passes.call_adjoints import arguments_text, custom_rule, specialized
 from srcad.passes.spell_masks import SpellMasks
+from srcad.passes.tidy_adjoints import drop_unread
 
 
 def _stmts(text):
@@ -105,7 +109,8 @@ class ForwardAD:
             res, tan = f"({res},)", f"({tan},)"
         out += _stmts(f"return {res}, {tan}")
         params = self.params + [self.t(p) for p in self.wrt]
-        return SpellMasks(self.ctx.kinds).run(_function(self.name, params, out))
+        fn = drop_unread(_function(self.name, params, out), self.ctx.tangent_names.values())
+        return SpellMasks(self.ctx.kinds).run(fn)
 
     def block(self, stmts):
         out = []

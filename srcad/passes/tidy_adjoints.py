@@ -63,8 +63,7 @@ class TidyAdjoints:
         self.temporaries = set(temporaries)
 
     def run(self, fnode):
-        if any(isinstance(n, (gast.Break, gast.Continue, gast.Try, gast.With, gast.Lambda))
-               or isinstance(n, gast.FunctionDef) and n is not fnode for n in ir.walk(fnode)):
+        if not _structured(fnode):
             return fnode
         self.found = _Found()
         _Zeros(self.scalars, self.found).block(fnode.body, frozenset())
@@ -85,7 +84,47 @@ class TidyAdjoints:
         return 2 if name in self.temporaries else 1
 
 
+def drop_unread(fnode, names):
+    """`fnode` without its pure assignments to `names` that nothing reads afterwards (step 3
+    alone): forward mode's tangents of variables that never reach the result, whose
+    derivatives may be infinite where the value is not (`math.sqrt(e - e)`). A function
+    with `break`, `continue`, `try`, `with` or nested functions is left as it is.
+
+    >>> import gast
+    >>> from codegen import to_source
+    >>> fn = gast.parse('''def f_jvp(x, t_x):
+    ...     r = math.sqrt(x - x)
+    ...     t_r = 0.0 * 0.5 / r
+    ...     y = x * 2.0
+    ...     t_y = t_x * 2.0
+    ...     return y, t_y''').body[0]
+    >>> print(to_source(drop_unread(fn, {"t_r", "t_y"})).strip())
+    def f_jvp(x, t_x):
+        r = math.sqrt(x - x)
+        y = x * 2.0
+        t_y = t_x * 2.0
+        return y, t_y
+    """
+    if not _structured(fnode):
+        return fnode
+    for _ in range(_ROUNDS):
+        liveness = _Liveness(set(names))
+        fnode.body = liveness.replace(fnode.body, liveness.block(
+            fnode.body, set(), delete=True)[0])
+        if not liveness.changed:
+            break
+    return fnode
+
+
 # --------------------------------------------------------------------------- helpers
+
+
+def _structured(fnode):
+    """Whether `fnode` has none of the statements the steps do not follow (`break`,
+    `continue`, `try`, `with`, nested functions)."""
+    return not any(
+        isinstance(n, (gast.Break, gast.Continue, gast.Try, gast.With, gast.Lambda))
+        or isinstance(n, gast.FunctionDef) and n is not fnode for n in ir.walk(fnode))
 
 
 class _Found:
