@@ -4,6 +4,7 @@ import linecache
 import re
 import sys
 import textwrap
+import threading
 import types
 import weakref
 
@@ -98,6 +99,7 @@ class FunctionSource:
 
 _READ = {}  # (code, file) -> (the file's lines as linecache held them, the function's, first)
 _READ_KEPT = 64  # functions remembered, the most recently read
+_READ_LOCK = threading.Lock()  # builds in several threads trim the same dict
 
 
 def _source_lines(fn, path):
@@ -122,10 +124,11 @@ def _remember(fn, path, lines, first):
     text = linecache.getlines(path, getattr(read, "__globals__", None))
     if key[0] is None or not text:
         return
-    _READ.pop(key, None)
-    _READ[key] = (text, lines, first)
-    while len(_READ) > _READ_KEPT:
-        del _READ[next(iter(_READ))]
+    with _READ_LOCK:
+        _READ.pop(key, None)
+        _READ[key] = (text, lines, first)
+        while len(_READ) > _READ_KEPT:
+            del _READ[next(iter(_READ))]
 
 
 def _compiles_to(fn, path, first):

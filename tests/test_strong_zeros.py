@@ -70,6 +70,14 @@ def updated_in_a_branch_and_left_unused(x, y, z, m):
     return x * y
 
 
+def updated_in_a_loop_and_left_unused(x, y, z):
+    s = x * math.fabs(z)
+    for i in range(3):
+        if y < 5.0:
+            z *= math.sqrt(y * 2.0 - (y + y))  # read again only by this update
+    return s + y
+
+
 CASES = [
     (potential, lambda: (np.array([[0.1, 0.3], [0.7, -0.2], [-0.5, 0.4], [0.2, 0.9]]),
                          np.array([[1.0], [2.0], [0.5], [1.5]])), (0, 1)),
@@ -80,6 +88,7 @@ CASES = [
                                        np.array([[0.25, 0.5], [1.0, 2.0]])), (0, 1, 2)),
     (updated_in_a_branch_and_left_unused, lambda: (1.3, -0.7, 0.2, np.array(
         [[-0.5, 0.9], [0.9, 0.4], [1.1, -0.9]])), (0, 1, 2, 3)),
+    (updated_in_a_loop_and_left_unused, lambda: (1.5, 0.5, 0.7), (0, 1, 2)),
 ]
 
 

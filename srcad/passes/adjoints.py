@@ -167,7 +167,7 @@ class Adjoints:
         if self.ctx.masked is not None:
             return self.ctx.masked
         body = self.ctx.fnode.body
-        masked, defs = _read_conditionally(body) | _unread(body), []
+        masked, defs = _read_conditionally(body) | _faint(body), []
         for s, _ in statements(body):
             if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
                 rule, bound = bound_args(s.value, self.ctx)
@@ -400,26 +400,56 @@ class Adjoints:
         return out
 
 
-def _unread(stmts):
-    """The names an assignment outside every loop binds to a value no later statement
-    reads (`z *= e` in a branch, `z` unused after it): the cotangent of that value is
-    zero, whatever the derivatives on the way to it (`0.5 / sqrt(r)` at `r == 0`)."""
-    order = list(statements(stmts))
-    end = {}  # each loop's last statement: a read inside a loop may follow any of its writes
-    for k, (_, loops) in enumerate(order):
-        for loop in loops:
-            end[loop] = k
-    last = {}
-    for k, (s, loops) in enumerate(order):
-        at = end[loops[0]] if loops else k
-        head = s.test if isinstance(s, (gast.If, gast.While)) else \
-            s.iter if isinstance(s, gast.For) else s
-        for n in ir.names(head):
-            if isinstance(n.ctx, gast.Load):
-                last[n.id] = max(last.get(n.id, -1), at)
-    return {s.targets[0].id for k, (s, loops) in enumerate(order)
-            if not loops and isinstance(s, gast.Assign) and len(s.targets) == 1
-            and isinstance(s.targets[0], gast.Name) and last.get(s.targets[0].id, -1) <= k}
+def _faint(stmts):
+    """The names bound somewhere to a value that reaches no result (`z *= e` in a branch or
+    a loop, `z` not read afterwards except by such updates): the cotangent of that value
+    is zero, whatever the derivatives on the way to it (`0.5 / sqrt(r)` at `r == 0`).
+    Backward liveness in which an assignment makes its operands live only when its target
+    is (faint variables); tests, loop bounds and other statements make theirs live."""
+    return _Faint().names(stmts)
+
+
+class _Faint:
+    def names(self, stmts):
+        self.found = None
+        self.block(stmts, set())
+        self.found = set()  # recorded once the loops' fixed points are known
+        self.block(stmts, set())
+        return self.found
+
+    def block(self, stmts, live):
+        for s in reversed(stmts):
+            live = self.stmt(s, live)
+        return live
+
+    def stmt(self, s, live):
+        if isinstance(s, gast.If):
+            return self.block(s.body, set(live)) | self.block(s.orelse, set(live)) | \
+                _loads(s.test)
+        if isinstance(s, (gast.For, gast.While)):
+            found, self.found = self.found, None
+            head = set(live)
+            while True:  # live at the top of the body: over the back edge, to a fixed point
+                new = head | self.block(s.body, head | live)
+                if new == head:
+                    break
+                head = new
+            self.found = found
+            self.block(s.body, head | live)
+            after = self.block(s.orelse, set(live)) | live
+            return head | after | _loads(s.iter if isinstance(s, gast.For) else s.test)
+        if isinstance(s, gast.Assign) and all(isinstance(t, gast.Name) for t in s.targets):
+            bound = {t.id for t in s.targets}
+            if not bound & live:
+                if self.found is not None:
+                    self.found |= bound
+                return live
+            return (live - bound) | _loads(s.value)
+        return live | _loads(s)
+
+
+def _loads(node):
+    return {n.id for n in ir.names(node) if isinstance(n.ctx, gast.Load)}
 
 
 def _read_conditionally(stmts):
