@@ -405,7 +405,21 @@ def _faint(stmts):
     a loop, `z` not read afterwards except by such updates): the cotangent of that value
     is zero, whatever the derivatives on the way to it (`0.5 / sqrt(r)` at `r == 0`).
     Backward liveness in which an assignment makes its operands live only when its target
-    is (faint variables); tests, loop bounds and other statements make theirs live."""
+    is (faint variables); tests, loop bounds and other statements make theirs live.
+
+    >>> import gast
+    >>> fn = gast.parse('''def f(x, z):
+    ...     tmp1 = abs(z)
+    ...     s = x * tmp1
+    ...     for i in range(3):
+    ...         tmp2 = x - x
+    ...         tmp3 = math.sqrt(tmp2)
+    ...         tmp4 = z * tmp3
+    ...         z = tmp4
+    ...     return s''').body[0]
+    >>> sorted(_faint(fn.body))
+    ['tmp2', 'tmp3', 'tmp4', 'z']
+    """
     return _Faint().names(stmts)
 
 
