@@ -213,7 +213,9 @@ class Program:
         which the generated code does not reproduce; refuse it at the call."""
         ctx = pipeline.check_aliases(self.specialize(fn, arg_kinds, node, at))
         params = [a.id for a in ctx.fnode.args.args]
-        hit = [p for p, k in zip(params, arg_kinds) if p != ctx.out_argument  # FillingHelpers
+        outs = ctx.out_argument if isinstance(ctx.out_argument, tuple) else \
+            (ctx.out_argument,)
+        hit = [p for p, k in zip(params, arg_kinds) if p not in outs  # FillingHelpers
                and (k.is_array or any(getattr(i, "is_array", False)
                                       for i in getattr(k, "items", ())))
                and (p in ctx.written or p in ctx.updated_arguments)]

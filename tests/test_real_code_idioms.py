@@ -436,3 +436,113 @@ def test_a_helper_filling_an_array_it_also_reads_through_another_argument_is_ref
     # filled array would not (value 35 where Python gives 46)
     with pytest.raises(srcad.SrcadError, match="_smear` fills"):
         srcad.grad(fn, jit=False)(np.array([1.0, 2.0, 3.0]))
+
+
+def _relax_two(T, A, B):
+    # polybench's jacobi-1d: fills both buffers, returns nothing
+    for t in range(1, T):
+        B[1:-1] = 0.33333 * (A[:-2] + A[1:-1] + A[2:])
+        A[1:-1] = 0.33333 * (B[:-2] + B[1:-1] + B[2:])
+
+
+def _scaled_then_filled(alpha, beta, C, A):
+    # polybench's symm and trmm scale the array they fill in place (`C *= beta`)
+    C *= beta
+    for i in range(C.shape[0]):
+        C[i, :] += alpha * A[i, i] * C[i, :]
+
+
+def _grid_step(u, v, k):
+    u[1:-1, 1:-1] = u[1:-1, 1:-1] + k * v[1:-1, 1:-1]
+    v[1:-1, 1:-1] = v[1:-1, 1:-1] - k * u[1:-1, 1:-1]
+    u *= 0.9
+
+
+def fills_two_buffers(A, B):
+    A = A.copy()
+    B = B.copy()
+    _r = _relax_two(4, A, B)
+    return np.sum(A * A) + np.sum(np.sin(B))
+
+
+def fills_what_it_scales(alpha, beta, C, A):
+    C = C.copy()
+    _scaled_then_filled(alpha, beta, C, A)
+    return np.sum(C * C)
+
+
+def fills_two_in_a_loop(x, k):
+    u = np.outer(x, x)
+    v = np.sin(u)
+    for _ in range(3):
+        _grid_step(u, v, k)
+    return np.sum(u * v)
+
+
+def _fresh(*args):
+    return lambda: tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
+
+
+FILLING = [
+    (fills_two_buffers, _fresh(np.linspace(0.1, 0.9, 7), np.cos(np.arange(7.0))), (0, 1)),
+    (fills_what_it_scales, _fresh(1.5, 1.2, np.sin(np.arange(12.0)).reshape(3, 4),
+                                  np.cos(np.arange(9.0)).reshape(3, 3)), (0, 1, 2, 3)),
+    (fills_two_in_a_loop, _fresh(np.linspace(-0.5, 0.7, 5), 0.3), (0, 1)),
+]
+
+
+@pytest.mark.parametrize("fn, make, wrt", FILLING, ids=[c[0].__name__ for c in FILLING])
+@pytest.mark.parametrize("jit", [False, True])
+def test_helpers_that_fill_several_arguments_or_scale_one_in_place(fn, make, wrt, jit):
+    # npbench's polybench kernels update several arrays in place and return nothing;
+    # called from a loss, each filled array is an update of the caller's
+    assert_value_and_grad(fn, make, wrt, jit=jit)
+
+
+def test_forward_mode_through_helpers_that_fill_several_arguments():
+    args = _fresh(np.linspace(-0.5, 0.7, 5), 0.3)
+    tangents = (np.cos(np.arange(5.0)), 0.7)
+    _, tangent = srcad.jvp(fills_two_in_a_loop, args(), tangents, jit=False)
+    grads = srcad.grad(fills_two_in_a_loop, wrt=(0, 1), jit=False)(*args())
+    assert tangent == pytest.approx(float(np.sum(grads[0] * tangents[0])) +
+                                    grads[1] * tangents[1], rel=1e-10)
+
+
+def _fills_two(A, B):
+    B[1:] = A[:-1]
+    A[1:] = B[:-1]
+
+
+GLOBAL_BUFFER = np.ones(4)
+
+
+def fills_two_that_share_an_array(x):
+    A = x * 1.0
+    B = A
+    _fills_two(A, B)
+    return np.sum(A)
+
+
+def fills_two_while_a_view_is_read_after(x):
+    A = x * 1.0
+    B = x * 2.0
+    V = A[1:]
+    _fills_two(A, B)
+    return np.sum(V)
+
+
+def fills_a_global_and_another(x):
+    B = x * 2.0
+    _fills_two(GLOBAL_BUFFER, B)
+    return np.sum(B) + np.sum(GLOBAL_BUFFER)
+
+
+@pytest.mark.parametrize("fn, match", [
+    (fills_two_that_share_an_array, "may share its array|reads it through"),
+    (fills_two_while_a_view_is_read_after, "`V` refers to the same array"),
+    (fills_a_global_and_another, "a write into the global `GLOBAL_BUFFER`"),
+])
+def test_filling_several_arguments_that_other_names_see_is_refused(fn, match):
+    # Python's result would show the writes through the other name; srcad's would not
+    with pytest.raises(srcad.SrcadError, match=match):
+        srcad.grad(fn, jit=False)(np.array([0.5, 1.0, 1.5, 2.0]))

@@ -117,9 +117,11 @@ class CheckAliases:
         returns, else the value's sources for all of them."""
         if isinstance(target, gast.Tuple) and isinstance(value, gast.Call) and \
                 self.ctx.site(value).kind == "user" and \
-                all(isinstance(e, gast.Name) for e in target.elts) and \
-                self.filled_argument(ir.dotted_text(value.func), value) is None:
-            outs = self.returned_arguments(ir.dotted_text(value.func), value)
+                all(isinstance(e, gast.Name) for e in target.elts):
+            filled = self.filled_arguments(ir.dotted_text(value.func), value)
+            if filled and len(filled) == len(target.elts):  # `a, b = fill(a, b, ...)`
+                return [(e.id, {f}) for e, f in zip(target.elts, filled)]
+            outs = [] if filled else self.returned_arguments(ir.dotted_text(value.func), value)
             if len(outs) == len(target.elts):
                 return [(e.id, out) for e, out in zip(target.elts, outs)]
         sources = self.sources(value)
@@ -162,8 +164,8 @@ class CheckAliases:
             call = s.value if isinstance(s, gast.Assign) else None
             if not (isinstance(call, gast.Call) and self.ctx.site(call).kind == "user"):
                 continue
-            filled = self.filled_argument(ir.dotted_text(call.func), call)
-            for a in call.args if filled is not None else ():
+            for filled, a in [(f, a) for f in self.filled_arguments(
+                    ir.dotted_text(call.func), call) for a in call.args]:
                 if isinstance(a, gast.Name) and a.id != filled and \
                         ((a.id, filled) in pairs or (filled, a.id) in pairs):
                     raise self.ctx.fsrc.error(
@@ -229,9 +231,9 @@ class CheckAliases:
             if registry.is_view(text) and value.args and isinstance(value.args[0], gast.Name):
                 return {value.args[0].id}
             if self.ctx.site(value).kind == "user":
-                filled = self.filled_argument(text, value)
-                if filled is not None:  # `b = fill(b, ...)` (FillingHelpers): `b` itself
-                    return {filled}
+                filled = self.filled_arguments(text, value)
+                if filled:  # `b = fill(b, ...)` (FillingHelpers): `b` itself
+                    return set(filled)
             if self.ctx.site(value).kind == "user":
                 return set().union(set(), *self.returned_arguments(text, value))
         return set()
@@ -245,16 +247,17 @@ class CheckAliases:
         return [{names[p] for p in out if p < len(names) and names[p] is not None}
                 for out in self.returns_argument(text, call)]
 
-    def filled_argument(self, text, call):
-        """The argument a helper that fills it returns (see FillingHelpers), or None."""
+    def filled_arguments(self, text, call):
+        """The arguments a helper that fills them returns (see FillingHelpers), in its
+        order, or []."""
         fn = self.ctx.user_functions[text]
-        param = getattr(self.ctx.program, "outputs", {}).get(fn)
-        if param is None:
-            return None
+        outs = getattr(self.ctx.program, "outputs", {}).get(fn)
+        if outs is None:
+            return []
         params = list(fn.__code__.co_varnames[:fn.__code__.co_argcount])
-        k = params.index(param)
-        arg = call.args[k] if k < len(call.args) else None
-        return arg.id if isinstance(arg, gast.Name) else None
+        args = [call.args[k] if k < len(call.args) else None for k in
+                (params.index(p) for p in (outs if isinstance(outs, tuple) else (outs,)))]
+        return [a.id for a in args] if all(isinstance(a, gast.Name) for a in args) else []
 
     def returns_argument(self, text, call):
         """For each value the user's function returns, the positions of the array

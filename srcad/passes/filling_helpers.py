@@ -14,7 +14,9 @@ class FillingHelpers:
     dt)`: the helper is built as an in-place kernel (ReturnArgument, `out=` that
     parameter) that returns the array's final contents. The caller's `b` is updated in
     place, so the assignment counts as one (`ctx.augmented`): CheckAliases refuses it
-    where another name still shares `b`'s array.
+    where another name still shares `b`'s array. A helper that fills several of its
+    parameters (`jacobi(A, B)`) returns their contents as a tuple, which the caller
+    unpacks into each, each assignment an update in place.
 
     >>> from srcad.passes.testing import show_resolved
     >>> fill = gast.parse("def fill(b, x):\\n    b[0] = x").body[0]
@@ -29,6 +31,23 @@ class FillingHelpers:
         b = np.zeros(2)
         b = fill(b, x)
         return np.sum(b)
+    >>> sweep = gast.parse("def sweep(a, b):\\n    b[1:] = a[:-1]\\n    a[0] = 0.0\\n"
+    ...                    "    a *= 0.5").body[0]
+    >>> show_resolved('''
+    ... def sweep(a, b):
+    ...     b[1:] = a[:-1]
+    ...     a[0] = 0.0
+    ...     a *= 0.5
+    ... def f(x):
+    ...     a = x * 1.0
+    ...     b = np.zeros(2)
+    ...     unused = sweep(a, b)
+    ...     return np.sum(a * b)''', lambda ctx: FillingHelpers(ctx, lambda fn: sweep))
+    def f(x):
+        a = x * 1.0
+        b = np.zeros(2)
+        a, b = sweep(a, b)
+        return np.sum(a * b)
     """
 
     needs = ("calls", "user_functions")
@@ -42,35 +61,40 @@ class FillingHelpers:
     def run(self, fnode):
         read = {n.id for n in ir.walk(fnode) if isinstance(n, gast.Name)
                 and isinstance(n.ctx, gast.Load)}
-        fnode.body = ir.rewrite_blocks(fnode.body, lambda s: [self.updated(s, read)])
+        fnode.body = ir.rewrite_blocks(fnode.body, lambda s: self.updated(s, read))
         return fnode
 
     def updated(self, s, read):
         if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and
                 s.targets[0].id not in read and isinstance(s.value, gast.Call)):
-            return s
+            return [s]
         site = self.ctx.calls.get(s.value)
         if site is None or site.kind != "user":
-            return s
+            return [s]
         fn = self.ctx.user_functions[site.name]
         node = self.source_of(fn)
-        k = None if node is None else _filled_parameter(node)
-        if k is None or k >= len(s.value.args) or not isinstance(s.value.args[k], gast.Name):
-            return s
-        filled = s.value.args[k].id
-        others = [a for i, a in enumerate(s.value.args) if i != k] + \
-            [kw.value for kw in s.value.keywords]
-        if any(_names(a, filled) for a in others):
-            raise self.ctx.fsrc.error(
-                f"`{site.name}` fills its argument `{filled}` and also reads it through "
-                "another argument, which sees the writes as they happen", s,
-                f"pass a copy as the other argument (`{filled}.copy()`)", UnsupportedError)
-        name = node.args.args[k].id
-        if self.outputs.setdefault(fn, name) != name:
-            return s
-        s.targets = [ir.name(filled, store=True)]
+        ks = [] if node is None else _filled_parameters(node)
+        if not ks or ks[-1] >= len(s.value.args) or \
+                not all(isinstance(s.value.args[k], gast.Name) for k in ks):
+            return [s]
+        filled = [s.value.args[k].id for k in ks]
+        for k, name in zip(ks, filled):
+            others = [a for i, a in enumerate(s.value.args) if i != k] + \
+                [kw.value for kw in s.value.keywords]
+            if any(_names(a, name) for a in others):
+                raise self.ctx.fsrc.error(
+                    f"`{site.name}` fills its argument `{name}` and also reads it through "
+                    "another argument, which sees the writes as they happen", s,
+                    f"pass a copy as the other argument (`{name}.copy()`)", UnsupportedError)
+        params = [node.args.args[k].id for k in ks]
+        outs = params[0] if len(params) == 1 else tuple(params)
+        if self.outputs.setdefault(fn, outs) != outs:
+            return [s]
+        target = ir.name(filled[0], store=True) if len(filled) == 1 else gast.Tuple(
+            elts=[ir.name(name, store=True) for name in filled], ctx=gast.Store())
+        s.targets = [target]  # several: the helper returns their contents as a tuple
         self.ctx.augmented.add(s)
-        return s
+        return [s]
 
 
 def _names(arg, name):
@@ -89,21 +113,22 @@ def _source_of(fn):
         return None
 
 
-def _filled_parameter(node):
-    """The position of the one parameter the function `node` writes elements of and never
-    binds again, when it returns nothing; else None."""
+def _filled_parameters(node):
+    """The positions of the parameters the function `node` writes elements of and binds
+    again only by augmented assignments (`u *= k`, in place on an array), when it returns
+    nothing; else []."""
     params = [a.id for a in node.args.args]
     if any(isinstance(n, gast.Return) and n.value is not None and
            not (isinstance(n.value, gast.Constant) and n.value.value is None)
            for n in ir.walk(node)):
-        return None
+        return []
+    in_place = {id(n.target) for n in ir.walk(node) if isinstance(n, gast.AugAssign)}
     bound = {n.id for n in ir.walk(node) if isinstance(n, gast.Name) and
-             isinstance(n.ctx, gast.Store)}
+             isinstance(n.ctx, gast.Store) and id(n) not in in_place}
     written = set()
     for n in ir.walk(node):
         target = n.target if isinstance(n, gast.AugAssign) else \
             n.targets[0] if isinstance(n, gast.Assign) else None
         if isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name):
             written.add(target.value.id)
-    filled = [p for p in params if p in written and p not in bound]
-    return params.index(filled[0]) if len(filled) == 1 else None
+    return [k for k, p in enumerate(params) if p in written and p not in bound]

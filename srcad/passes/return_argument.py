@@ -61,6 +61,8 @@ class ReturnArgument:
     def run(self, fnode):
         if self.out is None:
             return fnode
+        if isinstance(self.out, tuple):
+            return self.several(fnode)
         self.group = _swap_group(fnode.body, self.out)
         self.holder = None if len(self.group) == 1 else \
             self.ctx.namer.fresh("holder", numbered=False)
@@ -95,6 +97,25 @@ class ReturnArgument:
             fnode.body = [ir.assign(self.holder, ir.const(0), like=fnode.body[0])] + \
                 self.follow(fnode.body)
         return fnode
+
+    def several(self, fnode):
+        """A helper that fills several parameters (FillingHelpers, which picks parameters
+        bound again only by augmented assignments) returns the tuple of their final
+        contents."""
+        outs = list(self.out)
+        for node in _own_nodes(fnode.body):
+            if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name):
+                node.target._in_place = True  # `u += e`: NumPy updates the array itself
+            if isinstance(node, gast.Return):
+                node.value = self.holding_all(outs)
+        if not isinstance(fnode.body[-1], gast.Return):
+            fnode.body.append(gast.copy_location(gast.Return(value=self.holding_all(outs)),
+                                                 fnode.body[-1]))
+        return fnode
+
+    @staticmethod
+    def holding_all(outs):
+        return gast.Tuple(elts=[ir.name(u) for u in outs], ctx=gast.Load())
 
     def follow(self, stmts):
         """`stmts`, each swap of the group's names followed by the update of `holder`."""

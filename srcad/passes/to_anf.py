@@ -274,14 +274,17 @@ class ToANF:
                 and op.func.id in self.ctx.user_functions
             if user_call:  # its items as names (`KE[0], PE[0] = energies(x)` through two)
                 read = {n.id for n in ir.walk(op) if isinstance(n, gast.Name)}
-                outs = [t.id if isinstance(t, gast.Name) and t.id not in read else self.tmp()
-                        for t in names]
+                filling = node in self.ctx.augmented  # each target updated in place
+                outs = [t.id if isinstance(t, gast.Name) and t.id not in read and not filling
+                        else self.tmp() for t in names]
                 stmt = ir.assign(gast.Tuple(elts=[ir.name(o, True) for o in outs],
                                             ctx=gast.Store()), op, like=node)
                 copies = []
                 for t, o in zip(names, outs):
                     if not (isinstance(t, gast.Name) and o == t.id):
                         copies += self.stmt_Assign(ir.assign(t, ir.name(o), like=node))
+                        if filling:  # `a, b = fill(a, b)`
+                            self.ctx.augmented.add(copies[-1])
                 return pre + [stmt] + copies
             if isinstance(op, gast.Tuple) and len(op.elts) == len(names):  # registry.parts
                 atoms = op.elts
