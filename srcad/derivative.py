@@ -175,10 +175,15 @@ class Derivative:
 
     def transform(self, fn, kinds, mode):
         """(program, top): the source transformation, for arguments of these kinds."""
-        from srcad.program import Program  # the compiler: loaded only when it has to run
+        from srcad.program import Program, UpdatedInPlace  # the compiler: loaded on use
 
+        in_place = {}  # grows on each UpdatedInPlace; a function's parameters are finite
         with collection_paused():  # trees hold no cycles: full collections only cost time
-            return self._transform(fn, kinds, mode, Program())
+            while True:
+                try:
+                    return self._transform(fn, kinds, mode, Program(in_place))
+                except UpdatedInPlace:
+                    continue
 
     def _transform(self, fn, kinds, mode, program):
         if mode == "rev":

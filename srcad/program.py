@@ -95,10 +95,17 @@ class Specialization:
         self.name = getattr(fn, "__name__", "f")
 
 
+class UpdatedInPlace(Exception):  # noqa: N818  (not an error: the build starts again)
+    """A helper updates array arguments in place with `x += e` (a fact its argument kinds
+    tell, not its syntax): the program is built again, with those parameters in
+    `Program.in_place`, so that FillingHelpers takes them as filled where the call drops
+    the helper's result."""
+
+
 class Program:
     """Builds and remembers specializations; `source()` is the module that runs them."""
 
-    def __init__(self):
+    def __init__(self, in_place=None):
         self.namer = Namer({"math", "np", "rt", "List", "numba", "JIT_OPTIONS", LOOPS_FLAG})
         self.kinds_only = {}
         self.specs = {}
@@ -112,6 +119,9 @@ class Program:
         # (function, argument kinds) -> whether it may return (a view of) an argument
         self.returns_argument = {}
         self.tape_limit = None  # bytes: loops keep snapshots within it (CheckpointLoops)
+        # function -> its parameters that a call found updated in place by `x += e` (not
+        # written element by element): FillingHelpers takes them as filled (UpdatedInPlace)
+        self.in_place = in_place if in_place is not None else {}
 
     def dismantle(self):
         """Drop the specializations once the program is no longer needed: their contexts
@@ -163,7 +173,7 @@ class Program:
             return self._specialize(fn, arg_kinds, node, at, wrt, mode)
         try:
             return self._specialize(fn, arg_kinds, node, at, wrt, mode)
-        except SrcadError:
+        except (SrcadError, UpdatedInPlace):
             raise
         except Exception as exc:  # noqa: BLE001  (every other failure is srcad's own)
             self.building.clear()
@@ -215,10 +225,21 @@ class Program:
         params = [a.id for a in ctx.fnode.args.args]
         outs = ctx.out_argument if isinstance(ctx.out_argument, tuple) else \
             (ctx.out_argument,)
+        known = self.in_place.setdefault(fn, set())
+        for p, k in zip(params, arg_kinds):
+            if p in outs and p in known and not k.is_array:
+                raise at.error(f"`{fn.__name__}` updates its argument `{p}` in place where "
+                               "another call passes an array, and here it is given a "
+                               f"{k}", node, f"call it with an array for `{p}`, or give "
+                               "the two uses functions of their own", UnsupportedError)
         hit = [p for p, k in zip(params, arg_kinds) if p not in outs  # FillingHelpers
                and (k.is_array or any(getattr(i, "is_array", False)
                                       for i in getattr(k, "items", ())))
                and (p in ctx.written or p in ctx.updated_arguments)]
+        updated = {p for p in hit if p in ctx.updated_arguments and p not in ctx.written}
+        if updated - known:  # `x += e` on arrays: build again, those taken as filled
+            known |= updated
+            raise UpdatedInPlace()
         if hit:
             raise at.error(f"`{fn.__name__}` writes into its argument `{hit[0]}`, and srcad "
                            "does not pass such writes back to the caller", node,

@@ -483,11 +483,28 @@ def _fresh(*args):
     return lambda: tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
 
 
+def _mvt(x1, x2, y_1, y_2, A):
+    # polybench's mvt and gemver update whole arrays with `x += e` and return nothing
+    x1 += A @ y_1
+    x2 += y_2 @ A
+
+
+def updates_two_with_plus_equals(x1, x2, y_1, y_2, A):
+    x1 = x1.copy()
+    x2 = x2.copy()
+    _mvt(x1, x2, y_1, y_2, A)
+    return np.sum(x1 * x1) + np.sum(np.sin(x2))
+
+
 FILLING = [
     (fills_two_buffers, _fresh(np.linspace(0.1, 0.9, 7), np.cos(np.arange(7.0))), (0, 1)),
     (fills_what_it_scales, _fresh(1.5, 1.2, np.sin(np.arange(12.0)).reshape(3, 4),
                                   np.cos(np.arange(9.0)).reshape(3, 3)), (0, 1, 2, 3)),
     (fills_two_in_a_loop, _fresh(np.linspace(-0.5, 0.7, 5), 0.3), (0, 1)),
+    (updates_two_with_plus_equals, _fresh(np.sin(np.arange(4.0)), np.cos(np.arange(4.0)),
+                                          np.linspace(0.1, 0.4, 4), np.linspace(-1.0, 1.0, 4),
+                                          np.sin(np.arange(16.0)).reshape(4, 4)),
+     (0, 1, 2, 3, 4)),
 ]
 
 
@@ -546,3 +563,21 @@ def test_filling_several_arguments_that_other_names_see_is_refused(fn, match):
     # Python's result would show the writes through the other name; srcad's would not
     with pytest.raises(srcad.SrcadError, match=match):
         srcad.grad(fn, jit=False)(np.array([0.5, 1.0, 1.5, 2.0]))
+
+
+def _shift(u, k):
+    u += k
+
+
+def shifts_an_array_and_a_number(x, k):
+    u = x * 1.0
+    _shift(u, k)
+    s = 0.0
+    _shift(s, k)  # a number: Python's `s` stays 0.0, as the helper rebinds its own name
+    return np.sum(u) + s
+
+
+def test_a_helper_updating_an_array_in_place_and_given_a_number_elsewhere_is_refused():
+    with pytest.raises(srcad.SrcadError, match="updates its argument `u` in place where "
+                       "another call passes an array"):
+        srcad.grad(shifts_an_array_and_a_number, jit=False)(np.ones(3), 0.5)

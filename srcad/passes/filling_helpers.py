@@ -16,7 +16,9 @@ class FillingHelpers:
     place, so the assignment counts as one (`ctx.augmented`): CheckAliases refuses it
     where another name still shares `b`'s array. A helper that fills several of its
     parameters (`jacobi(A, B)`) returns their contents as a tuple, which the caller
-    unpacks into each, each assignment an update in place.
+    unpacks into each, each assignment an update in place. A parameter updated whole
+    (`x1 += A @ y`) fills too once a call found it an array (`Program.in_place`: the
+    kinds tell, not the syntax; a call that passes a number there is then refused).
 
     >>> from srcad.passes.testing import show_resolved
     >>> fill = gast.parse("def fill(b, x):\\n    b[0] = x").body[0]
@@ -73,7 +75,8 @@ class FillingHelpers:
             return [s]
         fn = self.ctx.user_functions[site.name]
         node = self.source_of(fn)
-        ks = [] if node is None else _filled_parameters(node)
+        in_place = getattr(self.ctx.program, "in_place", {}).get(fn, ())
+        ks = [] if node is None else _filled_parameters(node, in_place)
         if not ks or ks[-1] >= len(s.value.args) or \
                 not all(isinstance(s.value.args[k], gast.Name) for k in ks):
             return [s]
@@ -113,22 +116,24 @@ def _source_of(fn):
         return None
 
 
-def _filled_parameters(node):
-    """The positions of the parameters the function `node` writes elements of and binds
-    again only by augmented assignments (`u *= k`, in place on an array), when it returns
+def _filled_parameters(node, in_place=()):
+    """The positions of the parameters the function `node` writes elements of, or that a
+    call found it updates in place (`in_place`: `x += e` on an array), and binds again
+    only by augmented assignments (`u *= k`, in place on an array), when it returns
     nothing; else []."""
     params = [a.id for a in node.args.args]
     if any(isinstance(n, gast.Return) and n.value is not None and
            not (isinstance(n.value, gast.Constant) and n.value.value is None)
            for n in ir.walk(node)):
         return []
-    in_place = {id(n.target) for n in ir.walk(node) if isinstance(n, gast.AugAssign)}
+    augmented = {id(n.target) for n in ir.walk(node) if isinstance(n, gast.AugAssign)}
     bound = {n.id for n in ir.walk(node) if isinstance(n, gast.Name) and
-             isinstance(n.ctx, gast.Store) and id(n) not in in_place}
+             isinstance(n.ctx, gast.Store) and id(n) not in augmented}
     written = set()
     for n in ir.walk(node):
         target = n.target if isinstance(n, gast.AugAssign) else \
             n.targets[0] if isinstance(n, gast.Assign) else None
         if isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name):
             written.add(target.value.id)
+    written |= set(in_place)
     return [k for k, p in enumerate(params) if p in written and p not in bound]
