@@ -35,6 +35,9 @@ class Context:
     resolve: object = None  # what each name refers to (srcad.passes.resolve_names)
     # ExpandAugAssign
     augmented: set = field(default_factory=set)  # assignments that were `x op= e`
+    # FillingHelpers: a call's assignment -> how many of its targets (the first) are the
+    # arrays the helper fills, each updated in place; ToANF: each such update -> the call
+    filled_targets: dict = field(default_factory=dict)
     # SplitReturns
     return_values: list = field(default_factory=list)  # variables holding the return value
     # LowerRaises

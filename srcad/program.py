@@ -223,8 +223,8 @@ class Program:
         which the generated code does not reproduce; refuse it at the call."""
         ctx = pipeline.check_aliases(self.specialize(fn, arg_kinds, node, at))
         params = [a.id for a in ctx.fnode.args.args]
-        outs = ctx.out_argument if isinstance(ctx.out_argument, tuple) else \
-            (ctx.out_argument,)
+        outs = ctx.out_argument if not isinstance(ctx.out_argument, str) and \
+            ctx.out_argument is not None else (ctx.out_argument,)
         known = self.in_place.setdefault(fn, set())
         for p, k in zip(params, arg_kinds):
             if p in outs and p in known and not k.is_array:

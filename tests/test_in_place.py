@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import srcad
-from tests.fd import assert_grad_close, fd_grad
+from tests.fd import assert_grad_close, assert_value_and_grad, fd_grad
 
 
 def diffuse(u, tmp, k, n):
@@ -334,10 +334,28 @@ def uses_a_helper_that_fills_its_argument(y):
     return np.sum(du)
 
 
+def _fills_and_sums(du, y):
+    du[0] = y[0] * 2.0
+    return np.sum(du * y)
+
+
+def uses_what_a_filling_helper_returns_and_fills(y):
+    du = np.zeros_like(y)
+    s = _fills_and_sums(du, y)  # reads `du`, which the call filled
+    return s + np.sum(du * du)
+
+
 def test_a_helper_writing_into_its_argument_is_told_how_to_copy_it():
+    # `du` filled and then read through a tuple the caller holds: not followed
     with pytest.raises(srcad.SrcadError) as info:
-        srcad.grad(uses_a_helper_that_fills_its_argument, jit=False)(np.ones(2))
+        srcad.grad(holds_what_a_filling_helper_returns, jit=False)(np.ones(2))
     assert "`du = du.copy()` at the top of `_fills`" in str(info.value)
+
+
+def holds_what_a_filling_helper_returns(y):
+    du = np.zeros_like(y)
+    pair = (_fills(du, y), y)
+    return np.sum(pair[0]) + np.sum(du)
 
 
 # `x -= e` on an array is an update in place: in a helper, of the caller's array
@@ -392,7 +410,6 @@ def updates_its_own_argument(x):
 
 
 @pytest.mark.parametrize("fn, args, helper", [
-    (caller_reads_what_the_helper_updated, (np.arange(4.0), np.ones(4)), "_shifted"),
     (caller_of_a_view_update, (np.arange(4.0),), "_shifted_view"),
     (caller_of_a_loop_update, (np.arange(4.0),), "_shifted_in_a_loop"),
 ])
@@ -404,6 +421,18 @@ def test_a_helper_updating_its_argument_in_place_is_refused(fn, args, helper):
     message = str(info.value)
     assert f"`{helper}` writes into its argument" in message and "test_in_place.py" in message
     assert ".copy()` at the top of" in message
+
+
+@pytest.mark.parametrize("fn, make", [
+    (caller_reads_what_the_helper_updated, lambda: (np.arange(4.0), np.ones(4))),
+    (uses_a_helper_that_fills_its_argument, lambda: (np.array([0.5, 2.0]),)),
+    (uses_what_a_filling_helper_returns_and_fills, lambda: (np.array([0.5, 2.0]),)),
+])
+@pytest.mark.parametrize("jit", [False, True])
+def test_a_helper_that_updates_its_argument_and_returns_a_value(fn, make, jit):
+    # the call is an update of the caller's array, then the value it returns (`du =
+    # _fills(du, y)` returns the array it filled)
+    assert_value_and_grad(fn, make, 0, jit=jit)
 
 
 @pytest.mark.parametrize("fn", [caller_of_a_copy_update, updates_its_own_argument])

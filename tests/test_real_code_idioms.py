@@ -496,6 +496,54 @@ def updates_two_with_plus_equals(x1, x2, y_1, y_2, A):
     return np.sum(x1 * x1) + np.sum(np.sin(x2))
 
 
+def _sweeps(T, u):
+    # polybench's adi: fills its argument and returns it
+    v = np.zeros(u.shape)
+    for t in range(T):
+        v[1:-1] = 0.5 * (u[:-2] + u[2:])
+        u[1:-1] = 0.25 * (v[:-2] + v[2:]) + 0.5 * u[1:-1]
+    return u
+
+
+def _centred_product(data):
+    # polybench's correlation and covariance centre their argument in place
+    data -= np.mean(data, axis=0)
+    data /= 2.0
+    return data.T @ data
+
+
+def _orthonormalized(A):
+    # polybench's gramschmidt: returns Q and R, and leaves A updated
+    n = A.shape[1]
+    Q = np.zeros_like(A)
+    R = np.zeros((n, n))
+    for k in range(n):
+        R[k, k] = np.sqrt(np.sum(A[:, k] ** 2))
+        Q[:, k] = A[:, k] / R[k, k]
+        for j in range(k + 1, n):
+            R[k, j] = Q[:, k] @ A[:, j]
+            A[:, j] -= Q[:, k] * R[k, j]
+    return Q, R
+
+
+def reads_what_a_filling_helper_returns(u):
+    u = u.copy()
+    r = _sweeps(3, u)
+    return np.sum(r * r) + np.sum(u)
+
+
+def centres_in_a_helper(data):
+    data = data.copy()
+    c = _centred_product(data)
+    return np.sum(np.sin(c)) + np.sum(data * data)
+
+
+def unpacks_what_a_filling_helper_returns(A):
+    A = A.copy()
+    Q, R = _orthonormalized(A)
+    return np.sum(Q * Q * 0.3) + np.sum(R) + np.sum(A * A)
+
+
 FILLING = [
     (fills_two_buffers, _fresh(np.linspace(0.1, 0.9, 7), np.cos(np.arange(7.0))), (0, 1)),
     (fills_what_it_scales, _fresh(1.5, 1.2, np.sin(np.arange(12.0)).reshape(3, 4),
@@ -505,6 +553,10 @@ FILLING = [
                                           np.linspace(0.1, 0.4, 4), np.linspace(-1.0, 1.0, 4),
                                           np.sin(np.arange(16.0)).reshape(4, 4)),
      (0, 1, 2, 3, 4)),
+    (reads_what_a_filling_helper_returns, _fresh(np.linspace(0.2, 1.2, 6)), 0),
+    (centres_in_a_helper, _fresh(np.sin(np.arange(15.0)).reshape(5, 3)), 0),
+    (unpacks_what_a_filling_helper_returns,
+     _fresh(np.sin(np.arange(12.0)).reshape(4, 3) + np.eye(4, 3)), 0),
 ]
 
 
@@ -554,8 +606,16 @@ def fills_a_global_and_another(x):
     return np.sum(B) + np.sum(GLOBAL_BUFFER)
 
 
+def keeps_a_second_name_for_what_a_helper_fills(u):
+    u = u.copy()
+    w = u
+    u = _sweeps(2, u)
+    return np.sum(u * u) + np.sum(w)  # Python's `w` shows the writes
+
+
 @pytest.mark.parametrize("fn, match", [
     (fills_two_that_share_an_array, "may share its array|reads it through"),
+    (keeps_a_second_name_for_what_a_helper_fills, "`w` refers to the same array"),
     (fills_two_while_a_view_is_read_after, "`V` refers to the same array"),
     (fills_a_global_and_another, "a write into the global `GLOBAL_BUFFER`"),
 ])

@@ -121,7 +121,7 @@ class CheckAliases:
             filled = self.filled_arguments(ir.dotted_text(value.func), value)
             if filled and len(filled) == len(target.elts):  # `a, b = fill(a, b, ...)`
                 return [(e.id, {f}) for e, f in zip(target.elts, filled)]
-            outs = [] if filled else self.returned_arguments(ir.dotted_text(value.func), value)
+            outs = self.returned_arguments(ir.dotted_text(value.func), value)
             if len(outs) == len(target.elts):
                 return [(e.id, out) for e, out in zip(target.elts, outs)]
         sources = self.sources(value)
@@ -192,15 +192,22 @@ class CheckAliases:
     def check_augmented(self, name, a_pos, a_loops, s):
         """Refuse `name += e` (statement `s`) where another live name holds its array
         and is read after it."""
-        for v, src, pos, loops, vs in self.views:
+        call = self.ctx.filled_targets.get(s)  # `a` of `a, r = fill(a)`: the call's own
+        for v, src, pos, loops, vs in self.views:  # `r` is the filled array, not a stale one
             other = src if name == v else v if name == src else None
-            if other is None or vs is s or \
+            if other is None or vs is s or vs is call or \
                     not self.alive(v, src, pos, loops, a_pos, a_loops):
                 continue
             if not any(_reaches(a_pos, a_loops, u, u_loops) and
                        not self.defined(other, a_pos, a_loops, u, u_loops)
                        for u, u_loops in self.uses.get(other, [])):
                 continue
+            if call is not None:
+                raise self.ctx.fsrc.error(
+                    f"`{ir.dotted_text(call.value.func)}` writes into its argument's array in "
+                    f"place, and {_shown(other)} refers to the same array, which srcad "
+                    "would leave as it was", s, f"take a `.copy()` on line "
+                    f"{self.ctx.fsrc.line(vs)}, or pass a copy to the call", UnsupportedError)
             raise self.ctx.fsrc.error(
                 f"an augmented assignment (`+=`, `*=`...) to `{name}` updates the array in "
                 f"place, and {_shown(other)} refers to the same array", s,
@@ -256,7 +263,7 @@ class CheckAliases:
             return []
         params = list(fn.__code__.co_varnames[:fn.__code__.co_argcount])
         args = [call.args[k] if k < len(call.args) else None for k in
-                (params.index(p) for p in (outs if isinstance(outs, tuple) else (outs,)))]
+                (params.index(p) for p in ((outs,) if isinstance(outs, str) else outs.params))]
         return [a.id for a in args] if all(isinstance(a, gast.Name) for a in args) else []
 
     def returns_argument(self, text, call):

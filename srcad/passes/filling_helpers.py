@@ -1,5 +1,7 @@
 """FillingHelpers: a call of a helper that fills one of its array arguments is an update of
 that array."""
+from dataclasses import dataclass
+
 import gast
 
 from srcad.errors import SrcadError, UnsupportedError
@@ -16,7 +18,9 @@ class FillingHelpers:
     place, so the assignment counts as one (`ctx.augmented`): CheckAliases refuses it
     where another name still shares `b`'s array. A helper that fills several of its
     parameters (`jacobi(A, B)`) returns their contents as a tuple, which the caller
-    unpacks into each, each assignment an update in place. A parameter updated whole
+    unpacks into each, each assignment an update in place; one that also returns values
+    (`Q, R = gramschmidt(A)`) returns the filled arrays, then its values (`A, Q, R =
+    gramschmidt(A)`: bound after the updates, as in Python). A parameter updated whole
     (`x1 += A @ y`) fills too once a call found it an array (`Program.in_place`: the
     kinds tell, not the syntax; a call that passes a number there is then refused).
 
@@ -67,8 +71,8 @@ class FillingHelpers:
         return fnode
 
     def updated(self, s, read):
-        if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and
-                s.targets[0].id not in read and isinstance(s.value, gast.Call)):
+        if not (isinstance(s, gast.Assign) and isinstance(s.value, gast.Call) and
+                isinstance(s.targets[0], (gast.Name, gast.Tuple))):
             return [s]
         site = self.ctx.calls.get(s.value)
         if site is None or site.kind != "user":
@@ -76,10 +80,19 @@ class FillingHelpers:
         fn = self.ctx.user_functions[site.name]
         node = self.source_of(fn)
         in_place = getattr(self.ctx.program, "in_place", {}).get(fn, ())
-        ks = [] if node is None else _filled_parameters(node, in_place)
+        ks, arity = ([], 0) if node is None else _filled_parameters(node, in_place)
         if not ks or ks[-1] >= len(s.value.args) or \
                 not all(isinstance(s.value.args[k], gast.Name) for k in ks):
             return [s]
+        target = s.targets[0]
+        dropped = isinstance(target, gast.Name) and target.id not in read
+        if arity == 0 and not dropped:  # the caller reads the None it returns
+            return [s]
+        values = [] if arity == 0 else [target] if isinstance(target, gast.Name) else \
+            target.elts if arity > 1 and len(target.elts) == arity and \
+            all(isinstance(e, gast.Name) for e in target.elts) else None
+        if values is None or arity > 1 and isinstance(target, gast.Name):
+            return [s]  # a tuple it returns, held whole
         filled = [s.value.args[k].id for k in ks]
         for k, name in zip(ks, filled):
             others = [a for i, a in enumerate(s.value.args) if i != k] + \
@@ -89,15 +102,31 @@ class FillingHelpers:
                     f"`{site.name}` fills its argument `{name}` and also reads it through "
                     "another argument, which sees the writes as they happen", s,
                     f"pass a copy as the other argument (`{name}.copy()`)", UnsupportedError)
-        params = [node.args.args[k].id for k in ks]
-        outs = params[0] if len(params) == 1 else tuple(params)
+        params = tuple(node.args.args[k].id for k in ks)
+        outs = params[0] if len(params) == 1 and not values else \
+            Filled(params, arity > 0)
         if self.outputs.setdefault(fn, outs) != outs:
             return [s]
-        target = ir.name(filled[0], store=True) if len(filled) == 1 else gast.Tuple(
-            elts=[ir.name(name, store=True) for name in filled], ctx=gast.Store())
-        s.targets = [target]  # several: the helper returns their contents as a tuple
+        if isinstance(outs, str):
+            s.targets = [ir.name(filled[0], store=True)]
+        else:  # the filled arrays, then what it returned (bound after them, as in Python)
+            s.targets = [gast.Tuple(elts=[ir.name(name, store=True) for name in filled] +
+                                    list(values), ctx=gast.Store())]
+            self.ctx.filled_targets[s] = len(filled)
         self.ctx.augmented.add(s)
         return [s]
+
+
+@dataclass(frozen=True)
+class Filled:
+    """What the build of a helper that fills several parameters, or fills some and returns
+    values, returns instead of its result (ReturnArgument): the final contents of the
+    parameters `params`, then, if `values`, the values it returned, as one tuple."""
+    params: tuple
+    values: bool
+
+    def __contains__(self, name):
+        return name in self.params
 
 
 def _names(arg, name):
@@ -117,23 +146,30 @@ def _source_of(fn):
 
 
 def _filled_parameters(node, in_place=()):
-    """The positions of the parameters the function `node` writes elements of, or that a
-    call found it updates in place (`in_place`: `x += e` on an array), and binds again
-    only by augmented assignments (`u *= k`, in place on an array), when it returns
-    nothing; else []."""
+    """(positions, arity): the positions of the parameters the function `node` writes
+    elements of, or that a call found it updates in place (`in_place`: `x += e` on an
+    array), and binds again only by augmented assignments (`u *= k`, in place on an
+    array); and how many values each of its `return`s gives (0: none; a tuple literal of
+    n: n). ([], 0) where its returns differ or it may also end without one."""
     params = [a.id for a in node.args.args]
-    if any(isinstance(n, gast.Return) and n.value is not None and
-           not (isinstance(n.value, gast.Constant) and n.value.value is None)
-           for n in ir.walk(node)):
-        return []
+    arities = {_arity(n.value) for n in ir.walk(node) if isinstance(n, gast.Return)}
+    if not node.body or not isinstance(node.body[-1], gast.Return):
+        arities.add(0)
+    if len(arities) != 1:
+        return [], 0
     augmented = {id(n.target) for n in ir.walk(node) if isinstance(n, gast.AugAssign)}
     bound = {n.id for n in ir.walk(node) if isinstance(n, gast.Name) and
              isinstance(n.ctx, gast.Store) and id(n) not in augmented}
-    written = set()
+    written = set(in_place)
     for n in ir.walk(node):
         target = n.target if isinstance(n, gast.AugAssign) else \
             n.targets[0] if isinstance(n, gast.Assign) else None
         if isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name):
             written.add(target.value.id)
-    written |= set(in_place)
-    return [k for k, p in enumerate(params) if p in written and p not in bound]
+    return [k for k, p in enumerate(params) if p in written and p not in bound], arities.pop()
+
+
+def _arity(value):
+    if value is None or isinstance(value, gast.Constant) and value.value is None:
+        return 0
+    return len(value.elts) if isinstance(value, gast.Tuple) else 1

@@ -61,7 +61,7 @@ class ReturnArgument:
     def run(self, fnode):
         if self.out is None:
             return fnode
-        if isinstance(self.out, tuple):
+        if not isinstance(self.out, str):  # FillingHelpers' `Filled`
             return self.several(fnode)
         self.group = _swap_group(fnode.body, self.out)
         self.holder = None if len(self.group) == 1 else \
@@ -99,23 +99,21 @@ class ReturnArgument:
         return fnode
 
     def several(self, fnode):
-        """A helper that fills several parameters (FillingHelpers, which picks parameters
-        bound again only by augmented assignments) returns the tuple of their final
-        contents."""
-        outs = list(self.out)
+        """A helper that fills several parameters, or fills some and returns values
+        (FillingHelpers, which picks parameters bound again only by augmented assignments),
+        returns the tuple of their final contents, then of the values it returned."""
+        outs = [ir.name(u) for u in self.out.params]
         for node in _own_nodes(fnode.body):
             if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name):
                 node.target._in_place = True  # `u += e`: NumPy updates the array itself
             if isinstance(node, gast.Return):
-                node.value = self.holding_all(outs)
+                values = [] if not self.out.values else node.value.elts if isinstance(
+                    node.value, gast.Tuple) else [node.value]
+                node.value = gast.Tuple(elts=outs + values, ctx=gast.Load())
         if not isinstance(fnode.body[-1], gast.Return):
-            fnode.body.append(gast.copy_location(gast.Return(value=self.holding_all(outs)),
-                                                 fnode.body[-1]))
+            fnode.body.append(gast.copy_location(gast.Return(value=gast.Tuple(
+                elts=outs, ctx=gast.Load())), fnode.body[-1]))
         return fnode
-
-    @staticmethod
-    def holding_all(outs):
-        return gast.Tuple(elts=[ir.name(u) for u in outs], ctx=gast.Load())
 
     def follow(self, stmts):
         """`stmts`, each swap of the group's names followed by the update of `holder`."""

@@ -173,6 +173,8 @@ class ToANF:
 
     def stmt_Assign(self, node):
         out = self.assign(node)
+        if node in self.ctx.filled_targets:  # its copies, marked in `unpack`
+            return out
         if node in self.ctx.augmented and out:  # `x += e`: the rebinding
             self.ctx.augmented.add(out[-1])
         return out
@@ -274,17 +276,19 @@ class ToANF:
                 and op.func.id in self.ctx.user_functions
             if user_call:  # its items as names (`KE[0], PE[0] = energies(x)` through two)
                 read = {n.id for n in ir.walk(op) if isinstance(n, gast.Name)}
-                filling = node in self.ctx.augmented  # each target updated in place
+                # `a, b, r = fill(a, b)` (FillingHelpers): `a` and `b` updated in place
+                filling = self.ctx.filled_targets.get(node, 0)
                 outs = [t.id if isinstance(t, gast.Name) and t.id not in read and not filling
                         else self.tmp() for t in names]
                 stmt = ir.assign(gast.Tuple(elts=[ir.name(o, True) for o in outs],
                                             ctx=gast.Store()), op, like=node)
                 copies = []
-                for t, o in zip(names, outs):
+                for k, (t, o) in enumerate(zip(names, outs)):
                     if not (isinstance(t, gast.Name) and o == t.id):
                         copies += self.stmt_Assign(ir.assign(t, ir.name(o), like=node))
-                        if filling:  # `a, b = fill(a, b)`
+                        if k < filling:
                             self.ctx.augmented.add(copies[-1])
+                            self.ctx.filled_targets[copies[-1]] = stmt  # the call
                 return pre + [stmt] + copies
             if isinstance(op, gast.Tuple) and len(op.elts) == len(names):  # registry.parts
                 atoms = op.elts
