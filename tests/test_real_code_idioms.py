@@ -544,6 +544,12 @@ def unpacks_what_a_filling_helper_returns(A):
     return np.sum(Q * Q * 0.3) + np.sum(R) + np.sum(A * A)
 
 
+def holds_the_tuple_a_filling_helper_returns(A):
+    A = A.copy()
+    r = _orthonormalized(A)  # npbench's wrappers read `r[0]`, `r[1]`
+    return np.sum(r[0] * r[0] * 0.3) + np.sum(r[1]) + np.sum(A * A)
+
+
 FILLING = [
     (fills_two_buffers, _fresh(np.linspace(0.1, 0.9, 7), np.cos(np.arange(7.0))), (0, 1)),
     (fills_what_it_scales, _fresh(1.5, 1.2, np.sin(np.arange(12.0)).reshape(3, 4),
@@ -556,6 +562,8 @@ FILLING = [
     (reads_what_a_filling_helper_returns, _fresh(np.linspace(0.2, 1.2, 6)), 0),
     (centres_in_a_helper, _fresh(np.sin(np.arange(15.0)).reshape(5, 3)), 0),
     (unpacks_what_a_filling_helper_returns,
+     _fresh(np.sin(np.arange(12.0)).reshape(4, 3) + np.eye(4, 3)), 0),
+    (holds_the_tuple_a_filling_helper_returns,
      _fresh(np.sin(np.arange(12.0)).reshape(4, 3) + np.eye(4, 3)), 0),
 ]
 

@@ -88,11 +88,18 @@ class FillingHelpers:
         dropped = isinstance(target, gast.Name) and target.id not in read
         if arity == 0 and not dropped:  # the caller reads the None it returns
             return [s]
+        held = []  # a tuple it returns held whole (`r = f(a)`, then `r[0]`): its items
+        if arity > 1 and isinstance(target, gast.Name):
+            items = [self.ctx.namer.fresh(f"{target.id}_item") for _ in range(arity)]
+            held = [ir.assign(target.id, gast.Tuple(elts=[ir.name(v) for v in items],
+                                                    ctx=gast.Load()), like=s)]
+            target = gast.Tuple(elts=[ir.name(v, store=True) for v in items],
+                                ctx=gast.Store())
         values = [] if arity == 0 else [target] if isinstance(target, gast.Name) else \
-            target.elts if arity > 1 and len(target.elts) == arity and \
+            target.elts if len(target.elts) == arity and \
             all(isinstance(e, gast.Name) for e in target.elts) else None
-        if values is None or arity > 1 and isinstance(target, gast.Name):
-            return [s]  # a tuple it returns, held whole
+        if values is None:
+            return [s]
         filled = [s.value.args[k].id for k in ks]
         for k, name in zip(ks, filled):
             others = [a for i, a in enumerate(s.value.args) if i != k] + \
@@ -114,7 +121,7 @@ class FillingHelpers:
                                     list(values), ctx=gast.Store())]
             self.ctx.filled_targets[s] = len(filled)
         self.ctx.augmented.add(s)
-        return [s]
+        return [s] + held
 
 
 @dataclass(frozen=True)
