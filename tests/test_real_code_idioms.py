@@ -496,6 +496,17 @@ def updates_two_with_plus_equals(x1, x2, y_1, y_2, A):
     return np.sum(x1 * x1) + np.sum(np.sin(x2))
 
 
+def _shift_then_return(u, v, k):
+    u += v * k
+    return  # a bare return: as ending without one
+
+
+def updates_in_a_helper_ending_in_a_bare_return(x, k):
+    u = x * 1.0
+    _shift_then_return(u, np.cos(x), k)
+    return np.sum(u * u)
+
+
 def _sweeps(T, u):
     # polybench's adi: fills its argument and returns it
     v = np.zeros(u.shape)
@@ -559,6 +570,8 @@ FILLING = [
                                           np.linspace(0.1, 0.4, 4), np.linspace(-1.0, 1.0, 4),
                                           np.sin(np.arange(16.0)).reshape(4, 4)),
      (0, 1, 2, 3, 4)),
+    (updates_in_a_helper_ending_in_a_bare_return, _fresh(np.linspace(0.2, 1.2, 6), 0.4),
+     (0, 1)),
     (reads_what_a_filling_helper_returns, _fresh(np.linspace(0.2, 1.2, 6)), 0),
     (centres_in_a_helper, _fresh(np.sin(np.arange(15.0)).reshape(5, 3)), 0),
     (unpacks_what_a_filling_helper_returns,

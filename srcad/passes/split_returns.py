@@ -52,6 +52,10 @@ class SplitReturns:
                 "end it with a `return`; for a function that writes its result into an "
                 "argument, name that argument: `srcad.vjp(f, *args, out=...)` (also jvp and "
                 "jacobian)")
+        if helper and len(body) > 1 and isinstance(body[-1], gast.Return) and (
+                body[-1].value is None or isinstance(body[-1].value, gast.Constant)
+                and body[-1].value.value is None):
+            fnode.body = body = body[:-1]  # as ending without one (see `helper`)
         only_final = (body and isinstance(body[-1], gast.Return)
                       and not _has_return(body[:-1]))
         if only_final or not _has_return(body):
