@@ -496,6 +496,19 @@ def updates_two_with_plus_equals(x1, x2, y_1, y_2, A):
     return np.sum(x1 * x1) + np.sum(np.sin(x2))
 
 
+def _two_sweeps(A, B, k):
+    for i in range(2):
+        _fills_two(A, B)  # fills them through another helper
+        A *= k
+
+
+def fills_through_a_helper_of_a_helper(x, k):
+    A = x * 1.0
+    B = x * 2.0
+    _two_sweeps(A, B, k)
+    return np.sum(A * B)
+
+
 def _shift_then_return(u, v, k):
     u += v * k
     return  # a bare return: as ending without one
@@ -572,6 +585,7 @@ FILLING = [
      (0, 1, 2, 3, 4)),
     (updates_in_a_helper_ending_in_a_bare_return, _fresh(np.linspace(0.2, 1.2, 6), 0.4),
      (0, 1)),
+    (fills_through_a_helper_of_a_helper, _fresh(np.linspace(0.1, 1.0, 5), 0.7), (0, 1)),
     (reads_what_a_filling_helper_returns, _fresh(np.linspace(0.2, 1.2, 6)), 0),
     (centres_in_a_helper, _fresh(np.sin(np.arange(15.0)).reshape(5, 3)), 0),
     (unpacks_what_a_filling_helper_returns,
