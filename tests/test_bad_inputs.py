@@ -527,8 +527,7 @@ def calls_helper_array_default(x):
 
 
 def calls_helper_writes(a, w):
-    s = helper_writes(a, w)  # <-
-    return s + a[0]
+    return helper_writes(a, w) + a[0]  # <- inside an expression: not an update of `a`
 
 
 def calls_decorated_with_wraps(x):

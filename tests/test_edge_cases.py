@@ -1773,8 +1773,7 @@ def string_arg(x, name):
 
 
 def call_helper_writes(a, w):
-    s = helper_writes(a, w)
-    return s + a[0]
+    return helper_writes(a, w) + a[0]
 
 
 def zip_loop(a, b):

@@ -145,7 +145,11 @@ def _names(arg, name):
 
 
 def _source_of(fn):
-    """The tree of `fn`, or None when its source cannot be read."""
+    """The tree of `fn`, or None when its source cannot be read or it is a nested function
+    that HoistLocalFunctions took out (a loop that CheckpointLoops or LowerPrange took out
+    returns what it updates itself)."""
+    if hasattr(fn, "__srcad_local__"):
+        return None
     try:
         return FunctionSource(fn).node
     except SrcadError:
