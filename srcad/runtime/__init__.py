@@ -240,6 +240,7 @@ from srcad.runtime.reductions import (
     prod_adjoint_add,
     ptp,
     select_adjoint,
+    select_adjoint_add,
     spread,
     std,
     var,

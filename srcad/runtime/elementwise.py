@@ -6,7 +6,7 @@ import numpy as np
 from numba import types
 from numba.extending import register_jitable
 
-from srcad.runtime.loops import _chosen, _item, elementwise, summed_to
+from srcad.runtime.loops import _chosen, _item, elementwise, summed_over, summed_to
 from srcad.runtime.overloads import _is_array, _is_none, _jit_version, fresh, result_like
 
 
@@ -164,15 +164,7 @@ def _log_or_zero(x):
 def unbroadcast(g, x):
     """`g` summed over the axes along which `x` (an array, or its shape) was broadcast to
     `g`'s shape."""
-    shape = x if isinstance(x, tuple) else x.shape
-    if g.shape == shape:
-        return g
-    while g.ndim > len(shape):
-        g = g.sum(axis=0)
-    for ax, n in enumerate(shape):
-        if n == 1 and g.shape[ax] != 1:
-            g = g.sum(axis=ax, keepdims=True)
-    return g
+    return summed_over(g, x if isinstance(x, tuple) else x.shape)
 
 
 @_jit_version(unbroadcast)

@@ -17,6 +17,7 @@ operation on the same elements.
 As plain Python they are the operators themselves.
 """
 import functools
+import math
 
 import numpy as np
 from numba import types
@@ -110,13 +111,36 @@ def added(t, g):
 def add_to(t, g):
     """`t += g` in place, `g` first summed over the axes along which `t` broadcasts to it
     (as `unbroadcast` does): `t` an adjoint array, or a view of one (`d_x[1:]`)."""
+    if np.shape(g) == t.shape or not np.ndim(g):
+        t += g
+        return
     g = np.asarray(g)
-    whole = np.broadcast_shapes(t.shape, g.shape)
-    g = np.broadcast_to(g, whole)
-    lead = g.ndim - t.ndim
-    ones = tuple(lead + ax for ax, n in enumerate(t.shape) if n == 1 and whole[lead + ax] != 1)
-    t += g.sum(axis=tuple(range(lead)) + ones, keepdims=True).reshape(t.shape) \
-        if lead or ones else g
+    g = np.broadcast_to(g, np.broadcast_shapes(t.shape, g.shape))
+    t += summed_over(g, t.shape)
+
+
+def summed_over(g, shape):
+    """The array `g` summed over the axes along which an array of `shape` broadcasts to
+    `g`'s shape, as an array of `shape` (`g` itself when it has that shape). Summing the
+    leading or trailing axes of a contiguous float array is a product with a vector of
+    ones (BLAS, many times faster than NumPy's reduction along short rows): a reverse
+    sweep's sums may round as any order of the additions does."""
+    if g.shape == shape:
+        return g
+    lead = g.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(lead + ax for ax, n in enumerate(shape)
+                                      if n == 1 and g.shape[lead + ax] != 1)
+    if not axes:
+        return g
+    k = len(axes)
+    if g.dtype.kind in "fc" and g.flags.c_contiguous and g.size and k < g.ndim:
+        if axes == tuple(range(k)):  # the leading axes
+            rows = g.reshape(math.prod(g.shape[:k]), -1)
+            return (np.ones(rows.shape[0], dtype=g.dtype) @ rows).reshape(shape)
+        if axes == tuple(range(g.ndim - k, g.ndim)):  # the trailing axes
+            rows = g.reshape(-1, math.prod(g.shape[g.ndim - k:]))
+            return (rows @ np.ones(rows.shape[1], dtype=g.dtype)).reshape(shape)
+    return np.sum(g, axis=axes).reshape(shape)
 
 
 # the element functions: three operands each, the last ones placeholders where unused

@@ -1,4 +1,5 @@
 """Reductions (sum, mean, prod, max, min, ptp) and their adjoints, for any axis and layout."""
+import math
 
 import numpy as np
 from numba import types
@@ -37,7 +38,7 @@ def _spread(g, axis, shape):
 
 def count(shape, axis):
     """How many elements a reduction over `axis` of an array of `shape` combines."""
-    return int(np.prod(shape)) if axis is None else shape[axis]
+    return math.prod(shape) if axis is None else shape[axis]
 
 
 @_jit_version(count)
@@ -164,23 +165,42 @@ def _is_extreme_element(v, ans):
     return v == ans or (v != v and ans != ans)
 
 
+@adds_in_place("select_adjoint_add")
 def select_adjoint(g, x, ans, axis):
     """Adjoint of max/min reductions: all of `g` to the first extreme element (the first
     NaN, when the result is NaN)."""
     out = np.zeros(np.shape(x))
-    if axis is None:
-        out.flat[int(np.argmax(_is_extreme(np.ravel(x), ans)))] = g
-        return out
-    if isinstance(axis, tuple):  # the axes reduced moved last, as one
-        axes = [a % np.ndim(x) for a in axis]
-        order = [k for k in range(np.ndim(x)) if k not in axes] + axes
-        moved = np.transpose(x, order)
-        lines = moved.reshape(moved.shape[:np.ndim(x) - len(axes)] + (-1,))
-        picked = select_adjoint(g, lines, ans, -1).reshape(moved.shape)
-        return np.transpose(picked, np.argsort(order))
-    hit = np.argmax(_is_extreme(x, np.expand_dims(ans, axis)), axis=axis)
-    np.put_along_axis(out, np.expand_dims(hit, axis), np.expand_dims(g, axis), axis)
+    select_adjoint_add(out, g, x, ans, axis)
     return out
+
+
+def select_adjoint_add(out, g, x, ans, axis):
+    """`out += select_adjoint(g, x, ans, axis)`, in place: `g` added at the first extreme
+    element of each line (one element per line, so no two additions meet)."""
+    if axis is None:
+        out.flat[int(np.argmax(_is_extreme(np.ravel(x), ans)))] += g
+        return
+    if isinstance(axis, tuple):  # the axes reduced moved last, as one
+        out += _select_along_axes(g, x, ans, axis)
+        return
+    axis %= np.ndim(x)
+    kept = np.expand_dims(ans, axis)
+    hits = x == kept
+    if np.isnan(ans).any():
+        hits |= (x != x) & (kept != kept)
+    where = list(np.indices(np.shape(ans), sparse=True))
+    where.insert(axis, np.argmax(hits, axis=axis))
+    out[tuple(where)] += g
+
+
+def _select_along_axes(g, x, ans, axes):
+    """`select_adjoint` over a tuple of axes: those moved last, as one."""
+    axes = [a % np.ndim(x) for a in axes]
+    order = [k for k in range(np.ndim(x)) if k not in axes] + axes
+    moved = np.transpose(x, order)
+    lines = moved.reshape(moved.shape[:np.ndim(x) - len(axes)] + (-1,))
+    picked = select_adjoint(g, lines, ans, -1).reshape(moved.shape)
+    return np.transpose(picked, np.argsort(order))
 
 
 @_jit_version(select_adjoint)
@@ -203,21 +223,33 @@ def _select_adjoint(g, x, ans, axis):
 
     def impl2(g, x, ans, axis):
         out = np.zeros(x.shape)
-        if axis % 2 == 0:
-            for j in range(x.shape[1]):
-                for i in range(x.shape[0]):
-                    if _is_extreme_element(x[i, j], ans[j]):
-                        out[i, j] = g[j]
-                        break
-        else:
-            for i in range(x.shape[0]):
-                for j in range(x.shape[1]):
-                    if _is_extreme_element(x[i, j], ans[i]):
-                        out[i, j] = g[i]
-                        break
+        select_adjoint_add(out, g, x, ans, axis)
         return out
 
     return impl2
+
+
+@_jit_version(select_adjoint_add)
+def _select_adjoint_add(out, g, x, ans, axis):
+    if not _is_none(axis) and x.ndim == 2:
+        def impl2(out, g, x, ans, axis):
+            if axis % 2 == 0:
+                for j in range(x.shape[1]):
+                    for i in range(x.shape[0]):
+                        if _is_extreme_element(x[i, j], ans[j]):
+                            out[i, j] += g[j]
+                            break
+            else:
+                for i in range(x.shape[0]):
+                    for j in range(x.shape[1]):
+                        if _is_extreme_element(x[i, j], ans[i]):
+                            out[i, j] += g[i]
+                            break
+        return impl2
+
+    def impl(out, g, x, ans, axis):
+        out += select_adjoint(g, x, ans, axis)
+    return impl
 
 
 def mean(x, axis=None):
