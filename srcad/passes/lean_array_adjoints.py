@@ -21,6 +21,8 @@ Six rewrites of the reverse sweep, none changing a value:
 - An adjoint only added into a view of another (`rt.add_to(d_x[2:], d_a)`, the adjoint of
   `a = x[2:]`) is not made: what it was made from is added there (`rt.add_to` sums it
   down to the view's shape, as `rt.unbroadcast` did).
+- A copy `d = rt.unbroadcast(g, v).copy()` takes `g`'s array itself when `g` is not read
+  from the first write into `d` on (`_moved`): the adjoint of `x` in `y = x - m(x)`.
 
 >>> import gast
 >>> from codegen import to_source
@@ -92,6 +94,29 @@ def f_rev(x, tape, d_out):
     rt.add_to(d_x[2:], d_u)
     rt.add_to(d_x[1:-1], rt.mul(d_u, 2.0))
     return d_x,
+
+A copy whose source is read after the first addition into it stays a copy (`d_a`);
+one whose source is not takes its array (`d_b`):
+
+>>> fn = gast.parse('''def f_rev(x, tape, d_out):
+...     d_t = rt.mul(d_out, x)
+...     d_a = rt.unbroadcast(d_t, x).copy()
+...     rt.add_to(d_a, rt.mul(d_t, x))
+...     d_u = rt.mul(d_a, x)
+...     d_b = rt.unbroadcast(d_u, x).copy()
+...     d_s = rt.neg(d_u)
+...     rt.add_to(d_b, d_s)
+...     return d_b, d_t''').body[0]
+>>> print(to_source(LeanArrayAdjoints({"d_t", "d_a", "d_u", "d_b", "d_s"}).run(fn)).strip())
+def f_rev(x, tape, d_out):
+    d_t = rt.mul(d_out, x)
+    d_a = rt.unbroadcast(d_t, x).copy()
+    rt.add_to(d_a, rt.mul(d_t, x))
+    d_u = rt.mul(d_a, x)
+    d_b = rt.unbroadcast(d_u, x)
+    d_s = rt.neg(d_u)
+    rt.add_to(d_b, d_s)
+    return d_b, d_t
 """
 import gast
 
@@ -393,6 +418,90 @@ def _values_read(e):
     return {n.id for n in ir.names(e) if id(n) not in modules}
 
 
+def _moved(stmts, arrays):
+    """`d = rt.unbroadcast(g, v).copy()` (or `d = g.copy()`) of the sweep's top level
+    takes `g`'s array itself when `g` holds a new array that no other name shares, and
+    nothing writes into `g` after the copy nor reads `g` from the first write into `d`
+    on: the copy only kept `g` from seeing those writes. `d` then shares `g`'s array (or
+    holds the new sum `rt.unbroadcast` makes of it)."""
+    stmts = list(stmts)
+    for k, s in enumerate(stmts):
+        if not (isinstance(s, gast.Assign) and len(s.targets) == 1
+                and isinstance(s.targets[0], gast.Name) and s.targets[0].id in arrays):
+            continue
+        pieces = _unbroadcast_of_name(s.value)
+        d = s.targets[0].id
+        if pieces is None or not pieces[2] or pieces[0] not in arrays or pieces[0] == d:
+            continue
+        g, v, _ = pieces
+        if _own_array(g, stmts[:k]) and _free_after(g, d, stmts[k + 1:]):
+            stmts[k] = ir.assign(d, ir.name(g) if v is None else
+                                 ir.call("rt.unbroadcast", ir.name(g), v), like=s)
+    return stmts
+
+
+def _uses(s, name):
+    """(read, other) for the name `name` in the statement `s`: whether `s` reads it, and
+    whether it uses it any other way (writes into its array, shares it with another
+    name, binds it anew) or is not straight-line code."""
+    found = [n for n in ir.names(s) if n.id == name]
+    if not found:
+        return False, False
+    if not isinstance(s, (gast.Assign, gast.Expr, gast.AugAssign, gast.Return)):
+        return True, True
+    parent, aliases = ir.parents(s), {}
+    plain = all(isinstance(n.ctx, gast.Load) and only_read(n, parent, aliases)
+                for n in found) and not aliases
+    return True, not plain or isinstance(s, gast.Return)
+
+
+def _own_array(g, before):
+    """Whether the adjoint `g`, after the statements `before` of a sweep's top level,
+    holds a new array that no other name shares: its last assignment there makes one,
+    and every statement since only reads `g`."""
+    for s in reversed(before):
+        if isinstance(s, gast.Assign) and len(s.targets) == 1 \
+                and isinstance(s.targets[0], gast.Name) and s.targets[0].id == g:
+            value = s.value
+            if isinstance(value, gast.Call) and ir.dotted_text(value.func) == "rt.unbroadcast" \
+                    and len(value.args) == 2 \
+                    and not any(n.id == g for n in ir.names(value)):
+                value = value.args[0]  # itself or a new sum of it
+            return fresh_array(value) or _copied(value)
+        if _uses(s, g)[1] and not _writes_into(s, g):
+            return False
+    return False
+
+
+def _free_after(g, d, after):
+    """Whether, in the statements `after` a copy `d` of `g`'s array, nothing writes into
+    `g` or shares it, nor reads it in or after the first statement that writes into `d`
+    (or shares it, or returns it), until either name is bound anew."""
+    d_written = False
+    for s in after:
+        target = s.targets[0].id if isinstance(s, gast.Assign) and len(s.targets) == 1 \
+            and isinstance(s.targets[0], gast.Name) else None
+        if target in (g, d):  # bound anew: what its value reads of the old array is all
+            value = gast.Expr(value=s.value)
+            g_read, g_other = _uses(value, g)
+            return not g_other and not _uses(value, d)[1] \
+                and not (g_read and (d_written or target == d))
+        g_read, g_other = _uses(s, g)
+        d_written = d_written or _uses(s, d)[1]
+        if g_other or (g_read and d_written):
+            return False
+    return True
+
+
+def _writes_into(s, g):
+    """Whether `s` is `rt.<helper>(g, ...)`, which adds into `g`'s array in place and
+    keeps no reference to it, `g` appearing nowhere else in `s`."""
+    call = s.value if isinstance(s, gast.Expr) else None
+    return isinstance(call, gast.Call) and (ir.dotted_text(call.func) or "").startswith("rt.") \
+        and bool(call.args) and isinstance(call.args[0], gast.Name) and call.args[0].id == g \
+        and sum(n.id == g for n in ir.names(s)) == 1
+
+
 def _without_unread(stmts, names):
     """`stmts` without the assignments to `names` that nothing reads (repeatedly)."""
     while True:
@@ -445,5 +554,6 @@ class LeanArrayAdjoints:
                                       self.arrays), self.arrays)
         fnode.body = _added_to(fnode.body, self.arrays)
         params = {a.id for a in fnode.args.args}
-        fnode.body = _shared(fnode.body, self.arrays, params, self.view_reads)
+        fnode.body = _moved(_shared(fnode.body, self.arrays, params, self.view_reads),
+                            self.arrays)
         return fnode
