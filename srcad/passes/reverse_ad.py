@@ -11,6 +11,7 @@ from srcad.passes.adjoints import Adjoints
 from srcad.passes.call_adjoints import CallAdjoints
 from srcad.passes.loop_replay import LoopReplay
 from srcad.passes.spell_masks import SpellMasks, mask_of
+from srcad.passes.tape_copies import copied_views
 from srcad.passes.tape_layout import TapeLayout
 from srcad.rules import registry
 
@@ -44,7 +45,7 @@ class ReverseAD(TapeLayout, LoopReplay, CallAdjoints):
     needs = ("active", "varied", "kinds", "item_kinds", "written", "materialize", "loops",
              "needed", "pushed", "elem_saved", "fresh_defs", "loop_var_changed",
              "saved_loop_vars", "replay", "recompute", "return_values", "user_functions",
-             "custom_calls", "calls")
+             "custom_calls", "calls", "augmented")
     provides = ("tape_slots", "stacked", "view_adjoints", "view_reads", "shaped_terms")
 
     def __init__(self, ctx, params, wrt, fwd_name, rev_name):
@@ -120,9 +121,10 @@ class ReverseAD(TapeLayout, LoopReplay, CallAdjoints):
         return out + reserve + [gast.copy_location(loop, s)]
 
     def kept(self, v):
-        """How the tape keeps `v`: a view (of an argument the caller may write into later,
-        say) is copied."""
-        return f"{v}.copy()" if v in self.views and self.ctx.kinds[v].ndim else v
+        """How the tape keeps `v`: a view whose array may change before the reverse sweep
+        reads it (an argument's, which the caller may write into later, say) is copied
+        (see `copied_views`)."""
+        return f"{v}.copy()" if v in self.copied and self.ctx.kinds[v].ndim else v
 
     def forward_assign(self, s, depth):
         out = []
@@ -285,6 +287,8 @@ class ReverseAD(TapeLayout, LoopReplay, CallAdjoints):
                                       fnode, "add a `return`")
         self.top_level = set(body)
         self.views = self.may_be_views()
+        self.copied = copied_views(self.ctx.fnode.body, self.views, self.params,
+                                   self.ctx.kinds, self.ctx.augmented)
         for loop, (carried, _, _) in self.ctx.replay.items():
             self.replay_of.update({st: loop for st in ir.walk_no_loops(loop.body)
                                    if isinstance(st, gast.Assign)})
