@@ -421,7 +421,19 @@ def vjp(f, *primals, wrt=0, out=None, jit="auto", on_jit_error="warn", tape_limi
     runner, (out, tape) = g.forward(runner, args)
     out = _copy_out(out)
     return _plain(out) if not isinstance(out, tuple) else tuple(map(_plain, out)), \
-        Pullback(g, runner, args, tape, out)
+        Pullback(g, runner, _held(args), tape, out)
+
+
+def _held(value):
+    """The arguments a pullback keeps for its reverse sweeps: copies of their arrays, which
+    the caller may write into after `vjp` returns."""
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    if isinstance(value, tuple) and hasattr(value, "_fields"):  # a named tuple
+        return type(value)(*map(_held, value))
+    if isinstance(value, (tuple, list)):
+        return type(value)(map(_held, value))
+    return value
 
 
 def precompile(f, *example_args, wrt=0, modes=("rev",), out=None):
