@@ -476,20 +476,23 @@ def _own_array(g, before):
 def _free_after(g, d, after):
     """Whether, in the statements `after` a copy `d` of `g`'s array, nothing writes into
     `g` or shares it, nor reads it in or after the first statement that writes into `d`
-    (or shares it, or returns it), until either name is bound anew."""
+    (or shares it, or returns it): until `g` is bound anew, or `d` is before any write."""
     d_written = False
     for s in after:
         target = s.targets[0].id if isinstance(s, gast.Assign) and len(s.targets) == 1 \
             and isinstance(s.targets[0], gast.Name) else None
-        if target in (g, d):  # bound anew: what its value reads of the old array is all
-            value = gast.Expr(value=s.value)
-            g_read, g_other = _uses(value, g)
-            return not g_other and not _uses(value, d)[1] \
-                and not (g_read and (d_written or target == d))
-        g_read, g_other = _uses(s, g)
-        d_written = d_written or _uses(s, d)[1]
-        if g_other or (g_read and d_written):
+        part = gast.Expr(value=s.value) if target is not None and target in (g, d) else s
+        g_read, g_other = _uses(part, g)
+        d_use = d is not None and _uses(part, d)[1]
+        if g_other or (g_read and (d_written or d_use)):
             return False
+        d_written = d_written or d_use
+        if target == g:
+            return True  # `g` bound anew: its old array is `d`'s alone
+        if target is not None and target == d and not d_use:
+            if not d_written:
+                return True  # `d` bound anew, unwritten: `g`'s array is `g`'s alone
+            d = None  # `d` names another array; `g` must still not be read
     return True
 
 
