@@ -426,7 +426,10 @@ def vjp(f, *primals, wrt=0, out=None, jit="auto", on_jit_error="warn", tape_limi
 
 def _held(value):
     """The arguments a pullback keeps for its reverse sweeps: copies of their arrays, which
-    the caller may write into after `vjp` returns."""
+    the caller may write into after `vjp` returns (a list argument's array is srcad's
+    own)."""
+    if isinstance(value, ListArgument):
+        return value
     if isinstance(value, np.ndarray):
         return value.copy()
     if isinstance(value, tuple) and hasattr(value, "_fields"):  # a named tuple
