@@ -164,28 +164,32 @@ def _jit_summed_to(g, shape):
     return loops.summed_to(g, shape)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=90, deadline=None)
 @given(st.lists(st.integers(0, 3), min_size=1, max_size=4), st.integers(0, 2 ** 16),
-       st.booleans())
-def test_summed_to_is_numpys_sum_over_the_broadcast_axes(whole, seed, strided):
+       st.sampled_from(["broadcast", "strided", "contiguous"]))
+def test_summed_to_is_numpys_sum_over_the_broadcast_axes(whole, seed, layout):
     """Each axis of the target kept, set to 1 or dropped from the front; `g` a broadcast
-    view or a strided one, as `add_to` and `unbroadcast` pass it."""
+    view, a strided one or a new array, as `add_to` and `unbroadcast` pass it: compiled
+    (`summed_to`) and as Python (`summed_over`, which sums leading or trailing axes of a
+    new array as a product with ones)."""
     rng = np.random.default_rng(seed)
     whole = tuple(whole)
     lead = int(rng.integers(0, len(whole) + 1))
     shape = tuple(1 if rng.random() < 0.4 else n for n in whole[lead:])
-    if strided:
+    if layout == "strided":
         g = rng.uniform(-1, 1, tuple(2 * n for n in whole))[tuple(slice(None, None, 2)
                                                                 for _ in whole)]
+    elif layout == "contiguous":
+        g = rng.uniform(-1, 1, whole)
     else:
         g = np.broadcast_to(rng.uniform(-1, 1, whole[:-1] + (1,)), whole) if whole[-1] \
             else np.ones(whole)
     axes = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape)
                                       if n == 1 and whole[lead + i] != 1)
     want = g.sum(axis=axes, keepdims=True).reshape(shape) if axes else g
-    got = _jit_summed_to(g, shape)
-    assert got.shape == shape
-    np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-13)
+    for got in (_jit_summed_to(g, shape), loops.summed_over(g, shape)):
+        assert got.shape == shape and got.dtype == g.dtype
+        np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-13)
 
 
 @pytest.mark.parametrize("helper", ["add_to", "add_to_alike"])
