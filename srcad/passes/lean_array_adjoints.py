@@ -118,6 +118,8 @@ def f_rev(x, tape, d_out):
     rt.add_to(d_b, d_s)
     return d_b, d_t
 """
+import bisect
+
 import gast
 
 from srcad import runtime as rt
@@ -425,6 +427,10 @@ def _moved(stmts, arrays):
     on: the copy only kept `g` from seeing those writes. `d` then shares `g`'s array (or
     holds the new sum `rt.unbroadcast` makes of it)."""
     stmts = list(stmts)
+    mentions = {}  # name -> the positions of the statements that mention it, in order
+    for k, s in enumerate(stmts):
+        for name in {n.id for n in ir.names(s)}:
+            mentions.setdefault(name, []).append(k)
     for k, s in enumerate(stmts):
         if not (isinstance(s, gast.Assign) and len(s.targets) == 1
                 and isinstance(s.targets[0], gast.Name) and s.targets[0].id in arrays):
@@ -434,7 +440,11 @@ def _moved(stmts, arrays):
         if pieces is None or not pieces[2] or pieces[0] not in arrays or pieces[0] == d:
             continue
         g, v, _ = pieces
-        if _own_array(g, stmts[:k]) and _free_after(g, d, stmts[k + 1:]):
+        at_g = mentions.get(g, [])
+        before = [stmts[i] for i in at_g[:bisect.bisect_left(at_g, k)]]
+        after = [stmts[i] for i in sorted({i for name in (g, d) for i in mentions.get(name, [])
+                                           if i > k})]  # the others touch neither
+        if _own_array(g, before) and _free_after(g, d, after):
             stmts[k] = ir.assign(d, ir.name(g) if v is None else
                                  ir.call("rt.unbroadcast", ir.name(g), v), like=s)
     return stmts
