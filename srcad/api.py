@@ -428,7 +428,8 @@ def _held(value):
     """The arguments a pullback keeps for its reverse sweeps: copies of their arrays, which
     the caller may write into after `vjp` returns (a list argument's array is srcad's
     own)."""
-    if isinstance(value, ListArgument):
+    kind = type(value)
+    if kind is float or kind is int or kind is ListArgument:
         return value
     if isinstance(value, np.ndarray):
         return value.copy()
