@@ -67,7 +67,7 @@ def copied_views(body, views, params, kinds, augmented):
             if node in augmented:
                 tainted.add(target.id)
         elif isinstance(node, gast.Name):
-            if isinstance(node.ctx, gast.Load) and _escapes(node, parent, kinds):
+            if isinstance(node.ctx, gast.Load) and _escapes(node, parent):
                 tainted.add(node.id)
             elif isinstance(node.ctx, gast.Store) and not _bound(node, parent):
                 tainted.add(node.id)
@@ -104,7 +104,7 @@ def _bound(node, parent):
     return isinstance(p, gast.Assign) and len(p.targets) == 1 and p.targets[0] is node
 
 
-def _escapes(node, parent, kinds):
+def _escapes(node, parent):
     """Whether the read `node` (a name or an expression of it) may let its array be
     written or outlive the call: anything but arithmetic, an index, a shape read, a
     copy, an argument of a function with a rule (not `out=`), or an assignment to a name
@@ -119,7 +119,7 @@ def _escapes(node, parent, kinds):
             return False  # an index
         if not isinstance(p.ctx, gast.Load):
             return True  # an element written
-        return _escapes(p, parent, kinds)
+        return _escapes(p, parent)
     if isinstance(p, gast.Attribute):
         called = isinstance(parent.get(p), gast.Call) and parent[p].func is p
         return not (p.attr in _SHAPE_READS or (p.attr == "copy" and called))
@@ -127,5 +127,5 @@ def _escapes(node, parent, kinds):
         func = ir.dotted_text(p.func)
         if not registry.is_pure(func):
             return True
-        return registry.is_view(func) and _escapes(p, parent, kinds)
+        return registry.is_view(func) and _escapes(p, parent)
     return True

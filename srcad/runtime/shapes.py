@@ -305,12 +305,9 @@ def _tile_adjoint(g, A, reps):
 def keep_dims(r, x, axis=None):
     """`r`, a reduction of `x` over `axis` (None, an int or a tuple of ints), with the
     reduced axes kept as axes of length 1, as `keepdims=True` gives it."""
-    if axis is not None:
-        return np.expand_dims(r, axis)
-    shape = list(np.shape(x))
-    for a in range(len(shape)) if axis is None else np.atleast_1d(axis):
-        shape[int(a) % len(shape)] = 1
-    return np.reshape(r, shape)
+    if axis is None:
+        return np.reshape(r, (1,) * np.ndim(x))
+    return np.expand_dims(r, axis)
 
 
 @register_jitable(cache=True)
