@@ -58,10 +58,12 @@ def neg(a):
     return -a
 
 
-def _alike(*operands):
-    """Raise ValueError unless the arrays among `operands` have one shape (the `_alike`
+def _alike(a, b):
+    """Raise ValueError unless the arrays among `a` and `b` have one shape (the `_alike`
     helpers are chosen where the code says so: `srcad.passes.same_shape_loops`)."""
-    shapes = {np.shape(v) for v in operands if np.ndim(v)}
+    if type(a) is np.ndarray and type(b) is np.ndarray and a.shape == b.shape:
+        return
+    shapes = {np.shape(v) for v in (a, b) if np.ndim(v)}
     if len(shapes) > 1:
         raise ValueError(f"operands of shapes {sorted(shapes)} where one shape was expected")
 
@@ -125,22 +127,36 @@ def summed_over(g, shape):
     leading or trailing axes of a contiguous float array is a product with a vector of
     ones (BLAS, many times faster than NumPy's reduction along short rows): a reverse
     sweep's sums may round as any order of the additions does."""
-    if g.shape == shape:
+    gshape = g.shape
+    if gshape == shape:
         return g
-    lead = g.ndim - len(shape)
-    axes = tuple(range(lead)) + tuple(lead + ax for ax, n in enumerate(shape)
-                                      if n == 1 and g.shape[lead + ax] != 1)
-    if not axes:
-        return g
+    lead = len(gshape) - len(shape)
+    axes = [*range(lead)]  # ascending, so a run of k axes is told by one end
+    axes += [lead + ax for ax, n in enumerate(shape) if n == 1 and gshape[lead + ax] != 1]
     k = len(axes)
-    if g.dtype.kind in "fc" and g.flags.c_contiguous and g.size and k < g.ndim:
-        if axes == tuple(range(k)):  # the leading axes
-            rows = g.reshape(math.prod(g.shape[:k]), -1)
-            return (np.ones(rows.shape[0], dtype=g.dtype) @ rows).reshape(shape)
-        if axes == tuple(range(g.ndim - k, g.ndim)):  # the trailing axes
-            rows = g.reshape(-1, math.prod(g.shape[g.ndim - k:]))
-            return (rows @ np.ones(rows.shape[1], dtype=g.dtype)).reshape(shape)
-    return np.sum(g, axis=axes).reshape(shape)
+    if not k:
+        return g
+    if k < len(gshape) and g.dtype.kind in "fc" and g.flags.c_contiguous and g.size:
+        if axes[-1] == k - 1:  # the leading axes
+            rows = g.reshape(math.prod(gshape[:k]), -1)
+            return (_ones(rows.shape[0], g.dtype) @ rows).reshape(shape)
+        if axes[0] == len(gshape) - k:  # the trailing axes
+            rows = g.reshape(-1, math.prod(gshape[len(gshape) - k:]))
+            return (rows @ _ones(rows.shape[1], g.dtype)).reshape(shape)
+    return np.sum(g, axis=tuple(axes)).reshape(shape)
+
+
+_ONES = {}  # (length, dtype) -> a read-only vector of ones, for summed_over
+
+
+def _ones(n, dtype):
+    ones = _ONES.get((n, dtype))
+    if ones is None:
+        if len(_ONES) >= 64:
+            _ONES.clear()
+        ones = _ONES[n, dtype] = np.ones(n, dtype)
+        ones.flags.writeable = False
+    return ones
 
 
 # the element functions: three operands each, the last ones placeholders where unused
@@ -620,8 +636,8 @@ def _add_to(t, g):
 def filled(g, x):
     """A new float array of `x`'s shape (`x` an array or a shape) holding `g` broadcast:
     `d = np.zeros_like(x); d += g` in one pass, where `g` broadcasts to that shape."""
-    out = np.zeros(x if isinstance(x, tuple) else np.shape(x))
-    out += g
+    out = np.empty(x if isinstance(x, tuple) else np.shape(x))
+    np.copyto(out, g, casting="same_kind")  # a complex `g` raises, as `+=` would
     return out
 
 
