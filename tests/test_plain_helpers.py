@@ -111,3 +111,18 @@ def test_alike_helpers_refuse_two_shapes_and_take_numbers():
     np.testing.assert_array_equal(rt.sub_alike(a, a), np.zeros((2, 3)))
     np.testing.assert_array_equal(rt.reshape_as(np.arange(6.0), a), np.arange(6.0).reshape(2, 3))
     assert rt.reshape_as(np.arange(3.0), 1.0) == 3.0
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(1, 70), min_size=1, max_size=3).map(tuple), st.integers(1, 18),
+       st.integers(0, 2 ** 16), st.sampled_from(["c", "fortran", "strided"]))
+def test_max_and_min_along_short_lines_are_numpys(lead, n, seed, layout):
+    """Many short lines (rt.amax reduces them laid out as columns) or a few long ones."""
+    rng = np.random.default_rng(seed)
+    x = _array(rng, lead + (n,), layout) * rng.uniform(size=lead + (n,))
+    for axis in (-1, len(lead), 0):
+        for mine, numpys in ((rt.amax, np.max), (rt.amin, np.min)):
+            want = numpys(x, axis=axis)
+            got = mine(x, axis)
+            assert got.shape == want.shape
+            np.testing.assert_array_equal(got, want)

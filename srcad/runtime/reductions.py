@@ -349,12 +349,25 @@ def prod(x, axis=None):
 
 def amax(x, axis=None):
     """np.max(x, axis)."""
-    return np.max(x, axis=axis)
+    return _extreme(np.max, x, axis)
 
 
 def amin(x, axis=None):
     """np.min(x, axis)."""
-    return np.min(x, axis=axis)
+    return _extreme(np.min, x, axis)
+
+
+def _extreme(reduce, x, axis):
+    """`reduce(x, axis)`; along the last axis of many short float lines, over the lines
+    laid out as columns (NumPy reduces a short contiguous line element by element, a
+    column of lines with vector instructions: 512 lines of 10, 23 us against 10). The
+    extreme of a line is one of its elements either way (NaN if one is)."""
+    if type(axis) is int and type(x) is np.ndarray and x.ndim and x.dtype.kind == "f" \
+            and axis in (-1, x.ndim - 1) and 1 < x.shape[-1] <= 16 \
+            and x.size >= 64 * x.shape[-1] and x.flags.c_contiguous:
+        columns = x.reshape(-1, x.shape[-1]).T.copy()
+        return reduce(columns, axis=0).reshape(x.shape[:-1])
+    return reduce(x, axis=axis)
 
 
 _jit_version(prod)(_reduce_2d("prod"))
