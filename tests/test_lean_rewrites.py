@@ -1,6 +1,6 @@
 """LeanArrayAdjoints rewrites a reverse sweep without changing a value: random
-straight-line sweeps of array adjoints (new arrays, copies, shared arrays, additions in
-place, returns) give the same gradients before and after the rewrite, run as NumPy."""
+straight-line sweeps of array adjoints (new arrays, copies, arrays shared by two names,
+additions in place, returns) give the same gradients before and after the rewrite, run as NumPy."""
 import random
 
 import gast
@@ -29,8 +29,10 @@ def _program(rng):
             lines.append(f"{target} = rt.unbroadcast({src}, x)")
         elif kind < 0.65:
             lines.append(f"{target} = rt.mul({src}, x)")
-        elif kind < 0.75:
+        elif kind < 0.7:
             lines.append(f"{target} = rt.neg({src})")
+        elif kind < 0.78:
+            lines.append(f"{target} = {src}")  # one array, two names
         else:
             into = rng.choice(defined)
             term = src if rng.random() < 0.5 else f"rt.mul({src}, x)"
@@ -61,3 +63,39 @@ def test_random_sweeps_keep_their_values(seed):
         for got, want in zip(_run(lean, x), _run(source, x), strict=True):
             np.testing.assert_array_equal(got, want, err_msg=f"seed {k}:\n{source}\n{lean}")
     assert rewritten > 10  # the pass had copies to take away
+
+
+@pytest.mark.parametrize("between", ["d_z = d_h", "d_z = rt.unbroadcast(d_h, x)"])
+def test_a_copy_stays_when_a_third_name_shares_the_array(between):
+    """`d_g` took `d_h`'s array and `d_z` shares it too: the copy `d_e` of `d_g` must stay
+    a copy, or the write into `d_e` reaches `d_z`."""
+    source = ("def f_rev(x, tape, d_out):\n"
+              "    d_h = rt.mul(d_out, x)\n"
+              "    d_g = d_h\n"
+              f"    {between}\n"
+              "    d_e = d_g.copy()\n"
+              "    rt.add_to(d_e, x)\n"
+              "    return d_e, d_z,\n")
+    lean = to_source(LeanArrayAdjoints({"d_h", "d_g", "d_z", "d_e"}).run(
+        gast.parse(source).body[0]))
+    x = np.array([0.5, -1.25, 2.0])
+    for got, want in zip(_run(lean, x), _run(source, x), strict=True):
+        np.testing.assert_array_equal(got, want, err_msg=lean)
+
+
+def test_a_copy_of_an_array_passed_on_by_names_no_one_reads_again_is_taken():
+    """`d_b` takes `d_a`'s array, `d_c` takes `d_b`'s; neither `d_a` nor `d_b` is read
+    after the copy: `d_c` needs no copy of its own (V1's `logits = logits - m`)."""
+    source = ("def f_rev(x, tape, d_out):\n"
+              "    d_a = rt.mul(d_out, x)\n"
+              "    d_b = rt.unbroadcast(d_a, x)\n"
+              "    d_t = rt.neg(d_a)\n"
+              "    d_c = d_b.copy()\n"
+              "    rt.add_to(d_c, d_t)\n"
+              "    return d_c,\n")
+    lean = to_source(LeanArrayAdjoints({"d_a", "d_b", "d_c", "d_t"}).run(
+        gast.parse(source).body[0]))
+    assert ".copy()" not in lean
+    x = np.array([0.5, -1.25, 2.0])
+    for got, want in zip(_run(lean, x), _run(source, x), strict=True):
+        np.testing.assert_array_equal(got, want, err_msg=lean)

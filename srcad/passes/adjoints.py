@@ -140,8 +140,11 @@ class Adjoints:
         t = stmt.targets[0].id
         op = stmt.value
         if isinstance(op, gast.Name):
-            return [self.accumulate(op, ir.name(self.ctx.d(t)), None, False)] \
-                if self.is_active(op) else []
+            if not self.is_active(op):
+                return []
+            if (getattr(self.kind(op), "ndim", 0) or 0) > 0:  # `t = op`: one shape
+                self.ctx.shaped_terms.add((self.ctx.d(op.id), gast.dump(ir.name(self.ctx.d(t)))))
+            return [self.accumulate(op, ir.name(self.ctx.d(t)), None, False)]
         if isinstance(op, gast.Subscript):
             return self.read(t, op)
         rule, bound = bound_args(op, self.ctx)

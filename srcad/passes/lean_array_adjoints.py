@@ -22,7 +22,9 @@ Six rewrites of the reverse sweep, none changing a value:
   `a = x[2:]`) is not made: what it was made from is added there (`rt.add_to` sums it
   down to the view's shape, as `rt.unbroadcast` did).
 - A copy `d = rt.unbroadcast(g, v).copy()` takes `g`'s array itself when `g` is not read
-  from the first write into `d` on (`_moved`): the adjoint of `x` in `y = x - m(x)`.
+  from the first write into `d` on (`_moved`): the adjoint of `x` in `y = x - m(x)`;
+  also when `g` had its array from another adjoint that nothing names after the copy
+  (`x = x - m(x)`, where one name's adjoint passes through two).
 
 >>> import gast
 >>> from codegen import to_source
@@ -117,6 +119,27 @@ def f_rev(x, tape, d_out):
     d_s = rt.neg(d_u)
     rt.add_to(d_b, d_s)
     return d_b, d_t
+
+The adjoint of `x = x - np.max(x)`'s new `x` passes to the old `x` through `d_t`; no name
+sees the array after the copy but `d_x` (`d_t` is read before any write into `d_x`):
+
+>>> fn = gast.parse('''def f_rev(x, tape, d_out):
+...     d_y = rt.mul(d_out, x)
+...     d_x = rt.unbroadcast(d_y, x)
+...     d_t = d_x.copy()
+...     d_x = rt.unbroadcast(d_t, x).copy()
+...     d_m = rt.neg(d_t)
+...     rt.add_to(d_x, d_m)
+...     return d_x,''').body[0]
+>>> print(to_source(LeanArrayAdjoints({"d_y", "d_x", "d_t", "d_m"}).run(fn)).strip())
+def f_rev(x, tape, d_out):
+    d_y = rt.mul(d_out, x)
+    d_x = rt.unbroadcast(d_y, x)
+    d_t = d_x
+    d_x = rt.unbroadcast(d_t, x)
+    d_m = rt.neg(d_t)
+    rt.add_to(d_x, d_m)
+    return d_x,
 """
 import bisect
 
@@ -440,11 +463,9 @@ def _moved(stmts, arrays):
         if pieces is None or not pieces[2] or pieces[0] not in arrays or pieces[0] == d:
             continue
         g, v, _ = pieces
-        at_g = mentions.get(g, [])
-        before = [stmts[i] for i in at_g[:bisect.bisect_left(at_g, k)]]
         after = [stmts[i] for i in sorted({i for name in (g, d) for i in mentions.get(name, [])
                                            if i > k})]  # the others touch neither
-        if _own_array(g, before) and _free_after(g, d, after):
+        if _own_array(g, k, k, stmts, mentions) and _free_after(g, d, after):
             stmts[k] = ir.assign(d, ir.name(g) if v is None else
                                  ir.call("rt.unbroadcast", ir.name(g), v), like=s)
     return stmts
@@ -465,11 +486,16 @@ def _uses(s, name):
     return True, not plain or isinstance(s, gast.Return)
 
 
-def _own_array(g, before):
-    """Whether the adjoint `g`, after the statements `before` of a sweep's top level,
-    holds a new array that no other name shares: its last assignment there makes one,
-    and every statement since only reads `g`."""
-    for s in reversed(before):
+def _own_array(g, end, copy_at, stmts, mentions):
+    """Whether the adjoint `g`, before the statement at `end` of a sweep's top level
+    `stmts`, holds a new array that no other name shares: its last assignment there makes
+    one, and every statement since only reads `g`. An array taken from another adjoint
+    (`g = rt.unbroadcast(h, v)`, which may be `h`'s own) counts when `h` owned it there,
+    only read it since, and is not mentioned from `copy_at` on (the copy's position):
+    then no name sees it after the copy but `g`."""
+    at_g = mentions.get(g, [])
+    for i in reversed(at_g[:bisect.bisect_left(at_g, end)]):
+        s = stmts[i]
         if isinstance(s, gast.Assign) and len(s.targets) == 1 \
                 and isinstance(s.targets[0], gast.Name) and s.targets[0].id == g:
             value = s.value
@@ -477,10 +503,27 @@ def _own_array(g, before):
                     and len(value.args) == 2 \
                     and not any(n.id == g for n in ir.names(value)):
                 value = value.args[0]  # itself or a new sum of it
+            if isinstance(value, gast.Name) and value.id != g:
+                h, at_h = value.id, mentions.get(value.id, [])
+                return _unseen_from(h, copy_at, stmts, at_h) \
+                    and not any(_uses(stmts[j], h)[1] for j in at_h if i < j < copy_at) \
+                    and _own_array(h, i, copy_at, stmts, mentions)
             return fresh_array(value) or _copied(value)
         if _uses(s, g)[1] and not _writes_into(s, g):
             return False
     return False
+
+
+def _unseen_from(h, k, stmts, at_h):
+    """Whether the name `h` no longer names its array from the statement at `k` on: it
+    is not mentioned there or after, or first bound anew (`h = e`, `e` not reading it)."""
+    later = at_h[bisect.bisect_left(at_h, k):]
+    if not later:
+        return True
+    s = stmts[later[0]]
+    return isinstance(s, gast.Assign) and len(s.targets) == 1 \
+        and isinstance(s.targets[0], gast.Name) and s.targets[0].id == h \
+        and not any(n.id == h for n in ir.names(s.value))
 
 
 def _free_after(g, d, after):
