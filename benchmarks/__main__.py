@@ -1,4 +1,5 @@
-"""The benchmark table of issue 4: srcad against numba.njit and the peers.
+"""The benchmark table of issue 4: srcad against numba.njit, the hand-written adjoints
+(`hand.py`) and the peers.
 
     python -m benchmarks [--smoke] [--only W1,W3] [--no-peers] [--rounds N] [--json PATH]
     python -m benchmarks --vectorized [the same options, workloads V1..V4]
@@ -28,6 +29,7 @@ import numpy as np
 
 import srcad
 from benchmarks import measure, peers, vectorized_run, vectorized_workloads
+from benchmarks.hand import HAND
 from benchmarks.table import render
 from benchmarks.workloads import HELPERS, WORKLOADS
 
@@ -153,6 +155,10 @@ def run_workload(w, opts, active_peers, cache):
                                 f"{measure.SETTLE_S:.0f} s of calls")
         row["tape_mb"] = measure.tape_bytes(g.last.forward(args)[1]) / 2**20
         timers.append(measure.Timer(lambda: g(*args)))
+    hand = HAND[w.key]  # the hand-written adjoint: what "at the hand-written" measures
+    row["hand_check"] = checked(lambda: _tuple_grads(hand(*small)), ref)
+    hand_timer = measure.Timer(lambda: hand(*args)) if row["hand_check"] == "ok" else None
+    timers += [hand_timer] if hand_timer else []
     pending = {}
     for peer in active_peers:
         log(f"{w.key}: {peer.name}")
@@ -167,6 +173,8 @@ def run_workload(w, opts, active_peers, cache):
     row["primal_ms"] = timers[0].median() * 1e3
     if row["check"] == "ok":
         row["srcad_ms"] = timers[1].median() * 1e3
+    if hand_timer:
+        row["hand_ms"] = hand_timer.median() * 1e3
     for name, (timer, scale, probe) in pending.items():
         row["peers"][name] = {"check": "ok", "ms": timer.median() * scale * 1e3,
                               "probe": probe}

@@ -23,7 +23,8 @@ def _time_cells(ms, primal_ms, check, probe=None):
 
 
 def render(rows, peer_names, opts, peer_notes=None, floor=None):
-    head = ["workload", "primal ms", "srcad ms", "ratio", "goal", "first-call s",
+    head = ["workload", "primal ms", "srcad ms", "ratio", "goal", "hand ratio",
+            "srcad / hand", "first-call s",
             "warm-start s", "tape MB", "peak RSS MB"]
     for name in peer_names:
         head += [f"{name} ms", f"{name} ratio"]
@@ -31,10 +32,16 @@ def render(rows, peer_names, opts, peer_notes=None, floor=None):
     for r in rows:
         line = [f"{r['key']} {r['title']}", _sig(r.get("primal_ms"))]
         line += _time_cells(r.get("srcad_ms"), r.get("primal_ms"), r["check"])
-        line += [_num(r["goal"], 1), _num(r.get("first_s")), _num(r.get("warm_s")),
+        hand_ms = r.get("hand_ms")
+        line += [_num(r["goal"], 1),
+                 _num(hand_ms / r["primal_ms"] if hand_ms and r.get("primal_ms") else None),
+                 _num(r["srcad_ms"] / hand_ms if hand_ms and r.get("srcad_ms") else None),
+                 _num(r.get("first_s")), _num(r.get("warm_s")),
                  _sig(r.get("tape_mb")), _num(r.get("rss_mb"), 0)]
         if r["check"] != "ok":
             notes.append(f"{r['key']} srcad FAIL: {r['check']}")
+        if r.get("hand_check", "ok") != "ok":
+            notes.append(f"{r['key']} hand-written FAIL: {r['hand_check']}")
         notes += [f"{r['key']} {n}" for n in r["notes"]]
         for name in peer_names:
             p = r["peers"].get(name, {"check": "not run"})
@@ -60,6 +67,8 @@ def render(rows, peer_names, opts, peer_notes=None, floor=None):
         out.append(f"warm-start floor: {floor:.2f} s, a trivial function under "
                    "numba.njit(cache=True) in a second fresh process (benchmarks/floor.py), "
                    "from importing it to its result.")
+    out.append("hand ratio: the hand-written adjoint's time (benchmarks/hand.py, numba.njit) "
+               "/ the primal's; srcad / hand: srcad's time / the hand-written one's.")
     out.append("tape MB: the arrays on srcad's tape. Every gradient was checked against "
                "central finite differences at a small size before it was timed.")
     if opts.smoke:
