@@ -90,6 +90,8 @@ class Context:
     reassociable: bool = False
     # ElementLoops
     element_functions: list = field(default_factory=list)  # kernels and loops of the sweep
+    # AdjointKernels
+    adjoint_kernels: list = field(default_factory=list)  # the forward sweep's adjoint kernels
 
     def __post_init__(self):
         self.provided |= {"fsrc", "program", "namer", "adjoint_names", "seed", "tape_param"}

@@ -9,6 +9,7 @@ from srcad.context import Context
 from srcad.errors import SrcadError, internal_error
 from srcad.passes import ir
 from srcad.passes.activity import Activity, bound_args
+from srcad.passes.adjoint_kernels import AdjointKernels
 from srcad.passes.assign_element_adjoints import AssignElementAdjoints
 from srcad.passes.bind_arguments import BindArguments
 from srcad.passes.bind_expressions import BindExpressions
@@ -150,9 +151,10 @@ def differentiate(ctx, wrt_names, fwd_name, rev_name):
         rev = _run(ctx, LeanLoopAdjoints, lambda f: LeanLoopAdjoints(arrays).run(f), rev)
     fwd = _run(ctx, RestoreRaises, lambda f: RestoreRaises(ctx).run(f), fwd)
     rev = _run(ctx, RestoreRaises, lambda f: RestoreRaises(ctx).run(f), rev)
-    fwd, rev = _run(ctx, UnitSeedLoops, lambda pair: UnitSeedLoops(
-        params, ctx.adjoint_names, ctx.kinds, ctx.namer, ctx.tape_param, ctx.seed).run(*pair),
-        (fwd, rev))
+    unit_seed = UnitSeedLoops(params, ctx.adjoint_names, ctx.kinds, ctx.namer, ctx.tape_param,
+                              ctx.seed)
+    fwd, rev = _run(ctx, UnitSeedLoops, lambda pair: unit_seed.run(*pair), (fwd, rev))
+    fused = unit_seed.fused
     fwd, rev = _run(ctx, LeanTape, lambda pair: _lean_tape(ctx, params, *pair), (fwd, rev))
     fwd, rev = _run(ctx, AssignElementAdjoints, lambda pair: AssignElementAdjoints(
         ctx.kinds, ctx.tape_param).run(*pair), (fwd, rev))
@@ -169,6 +171,9 @@ def differentiate(ctx, wrt_names, fwd_name, rev_name):
     if arrays:
         rev, *ctx.element_functions = _run(ctx, ElementLoops, lambda f: _element_loops(
             ctx, rev_name, f), rev)
+    if fused:
+        fwd, *ctx.adjoint_kernels = _run(ctx, AdjointKernels, lambda f: _adjoint_kernels(
+            ctx, fwd_name, f), fwd)
     return fwd, rev
 
 
@@ -209,6 +214,13 @@ def _lean_tape(ctx, params, fwd, rev):
 def _reassociable(ctx, adjoints, integers, rev):
     ctx.reassociable = SafeReassociation(adjoints, integers).run(rev)
     return rev
+
+
+def _adjoint_kernels(ctx, fwd_name, fwd):
+    """The forward sweep and the adjoint kernels it now calls, as one list."""
+    fwd, kernels = AdjointKernels(_scalar_adjoints(ctx)[0], ctx.program.namer,
+                                  fwd_name).run(fwd)
+    return [fwd] + kernels
 
 
 def _element_loops(ctx, rev_name, rev):

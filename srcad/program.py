@@ -59,9 +59,12 @@ JIT_OPTIONS = '''
 # its forward sweep checked. Numba may reorder the floating-point additions and
 # multiplications of the reverse sweeps given fastmath, so that their adjoint sums run in
 # parallel: none of them decides a branch, an index or a sign from arithmetic that the
-# reordering could round differently (SafeReassociation).
+# reordering could round differently (SafeReassociation).{}
 JIT_OPTIONS = {{{}}}
 '''
+KERNELS_NOTE = ''' The adjoint kernels a forward
+# sweep calls (`_fwd_adjoint`) hold reverse-sweep arithmetic only: Numba may reorder and
+# fuse it (FMA) there, and leaves the forward sweep's own arithmetic as written.'''
 
 
 def _indexes_elements(fnode):
@@ -317,14 +320,16 @@ class Program:
             text += LOOPS.format(flag=LOOPS_FLAG)
         for spec in self.order:
             fns = [spec.jvp] if getattr(spec, "mode", "rev") == "fwd" else \
-                [spec.fwd, spec.rev] + self._element_functions(spec)
+                [spec.fwd] + self._adjoint_kernels(spec) + [spec.rev] + \
+                self._element_functions(spec)
             for fn in fns:
                 text += "\n"
                 text += self._emit(fn, spec.ctx.fsrc, text.count("\n"))
         options = self.jit_options()
         if not options:
             return text
-        return text + JIT_OPTIONS.format(", ".join(
+        note = KERNELS_NOTE if any(self._adjoint_kernels(spec) for spec in self.order) else ""
+        return text + JIT_OPTIONS.format(note, ", ".join(
             f'"{name}": {_options_text(opts)}' for name, opts in options.items()))
 
     def jit_options(self):
@@ -341,6 +346,8 @@ class Program:
                 for fn in self._element_functions(spec)[::2]:  # the kernels
                     options[fn.name] = {"error_model": "numpy",
                                         **options.get(spec.rev_name, {})}
+                for fn in self._adjoint_kernels(spec):  # reverse-sweep arithmetic
+                    options[fn.name] = {"fastmath": {"reassoc", "contract"}}
                 if getattr(spec, "parallel", False):  # its sweeps' loops are prange loops
                     options[spec.fwd_name] = {**checked, "parallel": True}
                     options[spec.rev_name] = {"parallel": True}
@@ -362,8 +369,16 @@ class Program:
         for spec in self.order:
             names += [spec.jvp_name] if getattr(spec, "mode", "rev") == "fwd" \
                 else [spec.fwd_name, spec.rev_name] + \
-                [fn.name for fn in self._element_functions(spec)]
+                [fn.name for fn in self._adjoint_kernels(spec) + self._element_functions(spec)]
         return names
+
+    @staticmethod
+    def _adjoint_kernels(spec):
+        """The kernels a forward sweep calls for the adjoint it runs (AdjointKernels)."""
+        ctx = getattr(spec, "ctx", None)
+        if getattr(spec, "mode", "rev") == "fwd" or ctx is None:
+            return []
+        return ctx.adjoint_kernels
 
     @staticmethod
     def _element_functions(spec):

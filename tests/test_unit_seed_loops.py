@@ -197,3 +197,29 @@ def test_pair_energies_match_finite_differences_and_forward_mode(source):
     program = "import math\n\nimport numpy as np\n" + source
     result = fuzz.check_source(program, 11, (5, 3), jit=False)
     assert result.outcome == fuzz.OK, result.detail
+
+
+@pytest.mark.parametrize("fn", FUSED, ids=lambda f: f.__name__)
+def test_the_moved_adjoint_is_a_kernel_of_its_own_and_the_value_is_the_primals(fn):
+    """The adjoint arithmetic moved into the forward loop is a function compiled with
+    reassociation and contraction (AdjointKernels); the forward sweep is compiled without
+    them, so its value is bit for bit the Numba primal's."""
+    import numba
+
+    args = _args(fn.__name__, np.random.default_rng(10))
+    g = srcad.value_and_grad(fn, wrt=0, jit=True)
+    value, _ = g(*args)
+    assert value == numba.njit(fn)(*args)
+    source = srcad.source(g)
+    fwd = source[source.index(f"def {fn.__name__}_fwd"):source.index(f"def {fn.__name__}_rev")]
+    kernel = re.search(rf"= ({fn.__name__}_fwd_adjoint\d*)\(", fwd)
+    assert kernel and f"def {kernel.group(1)}(" in fwd
+    assert re.search(rf'"{kernel.group(1)}": {{"fastmath": {{"contract", "reassoc"}}}}', source)
+
+
+@pytest.mark.parametrize("source", _pair_programs()[::9])
+def test_compiled_pair_energies_match_finite_differences_and_forward_mode(source):
+    from srcad import fuzz
+    program = "import math\n\nimport numpy as np\n" + source
+    result = fuzz.check_source(program, 12, (5, 3), jit=True)
+    assert result.outcome == fuzz.OK, result.detail

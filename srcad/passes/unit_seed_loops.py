@@ -114,6 +114,7 @@ class UnitSeedLoops:
         self.tape_param, self.seed = tape_param, seed
 
     def run(self, fwd, rev):
+        self.fused = False  # whether a loop's adjoint moved into the forward sweep
         parts = _tape_parts(fwd, rev, self.tape_param)
         if parts is None:
             return fwd, rev
@@ -314,7 +315,7 @@ class UnitSeedLoops:
         """Move the body of the site's reverse loop into its forward loop, with a unit
         seed and accumulators of its own, started before the top-level forward loop;
         the top-level reverse loop `loop` becomes the scaling of the accumulators."""
-        floop = site[1]
+        floop, self.fused = site[1], True
         units = {d: self.namer.fresh("u_" + d, numbered=False) for d in accumulators}
         starts = [ir.assign(d, ir.const(0.0)) for d in temporaries]
         starts += [ir.assign(units[d], self.unit_start(d, floop)) for d in accumulators]
