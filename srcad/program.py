@@ -375,18 +375,20 @@ class Program:
     @staticmethod
     def _adjoint_kernels(spec):
         """The kernels a forward sweep calls for the adjoint it runs (AdjointKernels)."""
-        ctx = getattr(spec, "ctx", None)
-        if getattr(spec, "mode", "rev") == "fwd" or ctx is None:
-            return []
-        return ctx.adjoint_kernels
+        return _sweep_functions(spec, "adjoint_kernels")
 
     @staticmethod
     def _element_functions(spec):
         """The kernels and loops a reverse sweep calls (ElementLoops), kernel first."""
-        ctx = getattr(spec, "ctx", None)
-        if getattr(spec, "mode", "rev") == "fwd" or ctx is None:
-            return []
-        return ctx.element_functions
+        return _sweep_functions(spec, "element_functions")
+
+
+def _sweep_functions(spec, field):
+    """The functions of a reverse-mode specialization's context `field`, or none."""
+    ctx = getattr(spec, "ctx", None)
+    if getattr(spec, "mode", "rev") == "fwd" or ctx is None:
+        return []
+    return getattr(ctx, field)
 
 
 __all__ = ["Program", "SrcadError"]
