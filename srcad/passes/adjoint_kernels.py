@@ -12,9 +12,9 @@ its own instructions only. The chain from a pair's values to its gradient gets s
 the forward sweep adds up is bit for bit the primal's.
 
 A kernel is a run of at least `MIN_RUN` statements at one level of a loop's body, each
-assigning (or adding into) a float adjoint with arithmetic on names and numbers and
-`math` functions, of which every value used after the run is only ever added into an
-accumulator: no branch, index or comparison reads what the kernel computes.
+assigning (or adding into) a float adjoint with arithmetic on names and numbers, `math`
+functions and NumPy ufuncs, of which every value used after the run is only ever added
+into an accumulator: no branch, index or comparison reads what the kernel computes.
 
 >>> import gast
 >>> from codegen import to_source
@@ -179,17 +179,19 @@ class AdjointKernels:
 
 
 def _arithmetic(e):
-    """Whether `e` is arithmetic on names and numbers (and `math` functions of them)."""
+    """Whether `e` is arithmetic on names and numbers, and `math` functions and NumPy
+    ufuncs (`np.sin`) of them: on the numbers an adjoint of a number is made of."""
     for n in ir.walk(e):
         if isinstance(n, gast.Call):
-            if not (ir.dotted_text(n.func) or "").startswith("math.") or n.keywords:
+            text = ir.dotted_text(n.func) or ""
+            if n.keywords or not (text.startswith("math.") or ir.spelled_ufunc(n.func)):
                 return False
         elif not isinstance(n, (gast.BinOp, gast.UnaryOp, gast.Name, gast.Constant,
                                 gast.Attribute, gast.expr_context, gast.operator,
                                 gast.unaryop)):
             return False
         elif isinstance(n, gast.Attribute) and not (isinstance(n.value, gast.Name)
-                                                    and n.value.id == "math"):
+                                                    and n.value.id in ("math", "np")):
             return False
         elif isinstance(n, gast.Constant) and not isinstance(n.value, (int, float)):
             return False
