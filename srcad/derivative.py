@@ -84,6 +84,7 @@ class Derivative:
 
     def __init__(self, fn, wrt, jit, on_jit_error, scalar_output, out=None, tape_limit=None):
         self.fsrc = FunctionSource(fn)
+        self._tree = self.fsrc  # its tree, not yet handed to a transformation (`_transform`)
         self.name = self.fsrc.name
         self.signature = inspect.signature(fn)
         self.params = list(self.signature.parameters)
@@ -190,6 +191,9 @@ class Derivative:
             program.tape_limit = self.tape_limit
         if self.out is not None:
             program.outputs[getattr(fn, "py_func", fn)] = self.params[self.out]
+        fsrc, self._tree = self._tree, None  # the passes rewrite a tree: it serves one program
+        if fsrc is not None and fsrc.fn is getattr(fn, "py_func", fn):
+            program.parsed[fsrc.fn] = fsrc  # a long function is not parsed twice
         top = program.specialize(fn, kinds, wrt=self.positions, mode=mode)
         if self.scalar_output:
             _check_output(top)

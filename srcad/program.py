@@ -119,6 +119,7 @@ class Program:
         self.frozen = {}  # id(global array) -> (the array, its name in the module)
         self.global_names = {}  # name in the module of a global array -> the user's name
         self.outputs = {}  # function -> the parameter it writes its result into (`out=`)
+        self.parsed = {}  # function -> its FunctionSource, already read, for the first build
         # (function, argument kinds) -> whether it may return (a view of) an argument
         self.returns_argument = {}
         self.tape_limit = None  # bytes: loops keep snapshots within it (CheckpointLoops)
@@ -258,7 +259,7 @@ class Program:
 
     def _normalized(self, fn, at=None, node=None):
         try:
-            fsrc = FunctionSource(fn)
+            fsrc = self.parsed.pop(getattr(fn, "py_func", fn), None) or FunctionSource(fn)
         except SrcadError as exc:
             if at is None or node is None:
                 raise

@@ -559,16 +559,26 @@ def _writes_into(s, g):
 
 
 def _without_unread(stmts, names):
-    """`stmts` without the assignments to `names` that nothing reads (repeatedly)."""
-    while True:
-        read = {n.id for s in stmts for n in ir.names(s) if isinstance(n.ctx, gast.Load)}
-        out = [s for s in stmts if not (isinstance(s, gast.Assign)
-                                        and isinstance(s.targets[0], gast.Name)
-                                        and s.targets[0].id in names
-                                        and s.targets[0].id not in read)]
-        if len(out) == len(stmts):
-            return out
-        stmts = out
+    """`stmts` without the assignments to `names` that nothing reads, nor anything that
+    is kept reads (repeatedly: what a dropped assignment read may be unread now)."""
+    reads, defs = {}, {}  # name -> its reads; name in `names` -> its assignments' places
+    for k, s in enumerate(stmts):
+        for n in ir.names(s):
+            if isinstance(n.ctx, gast.Load):
+                reads[n.id] = reads.get(n.id, 0) + 1
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) \
+                and s.targets[0].id in names:
+            defs.setdefault(s.targets[0].id, []).append(k)
+    dropped, todo = set(), [d for d in defs if not reads.get(d)]
+    while todo:
+        for k in defs.pop(todo.pop(), ()):
+            dropped.add(k)
+            for n in ir.names(stmts[k]):
+                if isinstance(n.ctx, gast.Load):
+                    reads[n.id] -= 1
+                    if not reads[n.id] and n.id in defs:
+                        todo.append(n.id)
+    return [s for k, s in enumerate(stmts) if k not in dropped]
 
 
 def _shaped_value(s, d, v):
