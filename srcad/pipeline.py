@@ -29,6 +29,7 @@ from srcad.passes.infer_kinds import InferKinds
 from srcad.passes.lean_array_adjoints import LeanArrayAdjoints
 from srcad.passes.lean_loop_adjoints import LeanLoopAdjoints
 from srcad.passes.lean_tape import LeanTape
+from srcad.passes.looped_operators import LoopedOperators
 from srcad.passes.lower_comprehensions import LowerComprehensions
 from srcad.passes.lower_iterators import LowerIterators
 from srcad.passes.lower_loop_exits import LowerLoopExits
@@ -174,6 +175,9 @@ def differentiate(ctx, wrt_names, fwd_name, rev_name):
     if fused:
         fwd, *ctx.adjoint_kernels = _run(ctx, AdjointKernels, lambda f: _adjoint_kernels(
             ctx, fwd_name, f), fwd)
+    kinds = _with_derivatives(ctx.kinds, ctx.adjoint_names)
+    fwd = _run(ctx, LoopedOperators, lambda f: LoopedOperators(kinds).run(f), fwd)
+    rev = _run(ctx, LoopedOperators, lambda f: LoopedOperators(kinds).run(f), rev)
     return fwd, rev
 
 
@@ -183,7 +187,14 @@ def forward_mode(ctx, wrt_names, jvp_name, flat=False):
     params = [a.id for a in ctx.fnode.args.args]
     jvp = _run(ctx, ForwardAD,
                lambda f: ForwardAD(ctx, params, wrt_names, jvp_name, flat).run(f), ctx.fnode)
-    return _run(ctx, RestoreRaises, lambda f: RestoreRaises(ctx).run(f), jvp)
+    jvp = _run(ctx, RestoreRaises, lambda f: RestoreRaises(ctx).run(f), jvp)
+    kinds = _with_derivatives(ctx.kinds, ctx.tangent_names)
+    return _run(ctx, LoopedOperators, lambda f: LoopedOperators(kinds).run(f), jvp)
+
+
+def _with_derivatives(kinds, derivative_names):
+    """`kinds`, with each variable's adjoint or tangent (`derivative_names`) of its kind."""
+    return {**kinds, **{d: kinds[v] for v, d in derivative_names.items() if v in kinds}}
 
 
 def _static_shapes(ctx):

@@ -276,6 +276,13 @@ DIFF_CASES = [
          "2d-2d"),
     Case(rt.matmul, "np.sum(rt.matmul(x, a) * c)", {"x": 0.7, "a": A23, "c": C23}, ("x", "a"),
          "scalar-array"),
+    *[Case(helper, f"np.sum({name}(x, y) * c)",
+           {"x": np.linspace(-0.8, 1.3, 24).reshape(2, 3, 4),
+            "y": np.cos(np.arange(12.0)).reshape(3, 4) + 2.0,
+            "c": np.sin(np.arange(24.0)).reshape(2, 3, 4)},
+           ("x", "y"), "3d-2d") for helper, name in
+      ((rt.add, "rt.add"), (rt.sub, "rt.sub"), (rt.mul, "rt.mul"), (rt.div, "rt.div"))],
+    Case(rt.div, "rt.div(x, y)", {"x": 0.7, "y": -0.4}, ("x", "y"), "scalar"),
     Case(rt.pow_dx, "np.sum(rt.pow_dx(x, y) * c)",
          {"x": vec(0.3, 2.0), "y": vec(-1.5, 2.5), "c": W}, ("x", "y"), "array"),
     Case(rt.pow_dx, "rt.pow_dx(x, 3)", {"x": -0.8}, label="int-exponent"),

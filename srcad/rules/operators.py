@@ -1,5 +1,5 @@
 """Rules for Python's operators, keyed `op.<gast class name>`."""
-from srcad import runtime as rt  # noqa: F401  (names used in templates)
+from srcad import runtime as rt
 from srcad.rules.registry import adjoint, constant_adjoint, nondiff, tangent
 from srcad.rules.typing import arith, boolean, logical, sum_or_product, true_div
 from srcad.rules.typing import matmul as matmul_kind
@@ -9,46 +9,53 @@ d = None  # templates say d[x] for "the adjoint of x"; they are never run
 t = None  # tangent templates say t[x] for "the tangent of x" (forward mode)
 
 
+# each of `+ - * /` is also the rule of its `srcad.runtime.loops` helper (`rt.mul`), which
+# sweeps call in its place between arrays of three or more dimensions (LoopedOperators), so
+# that forward-mode code can itself be differentiated (second derivatives)
+@adjoint(rt.add, kind=sum_or_product, name="rt.add", complex=True)
 @adjoint("op.Add", kind=sum_or_product, complex=True)
 def add(ans, x, y):
     d[x] += d[ans]
     d[y] += d[ans]
 
 
-@tangent("op.Add")
+@tangent("op.Add", rt.add)
 def add_tangent(ans, x, y):
     t[ans] = t[x] + t[y]
 
 
+@adjoint(rt.sub, kind=arith, name="rt.sub", complex=True)
 @adjoint("op.Sub", kind=arith, complex=True)
 def sub(ans, x, y):
     d[x] += d[ans]
     d[y] += -d[ans]
 
 
-@tangent("op.Sub")
+@tangent("op.Sub", rt.sub)
 def sub_tangent(ans, x, y):
     t[ans] = t[x] - t[y]
 
 
+@adjoint(rt.mul, kind=sum_or_product, name="rt.mul", complex=True)
 @adjoint("op.Mult", kind=sum_or_product, complex=True)
 def mult(ans, x, y):
     d[x] += d[ans] * y
     d[y] += d[ans] * x
 
 
-@tangent("op.Mult")
+@tangent("op.Mult", rt.mul)
 def mult_tangent(ans, x, y):
     t[ans] = t[x] * y + x * t[y]
 
 
+@adjoint(rt.div, kind=true_div, name="rt.div", complex=True)
 @adjoint("op.Div", kind=true_div, complex=True)
 def div(ans, x, y):
     d[x] += d[ans] / y
     d[y] += -d[ans] * ans / y
 
 
-@tangent("op.Div")
+@tangent("op.Div", rt.div)
 def div_tangent(ans, x, y):
     t[ans] = t[x] / y - t[y] * ans / y
 
