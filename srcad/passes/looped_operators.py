@@ -74,6 +74,8 @@ class LoopedOperators:
         self.kinds = kinds
 
     def run(self, fnode):
+        if not any(getattr(k, "ndim", 0) >= MIN_NDIM for k in self.kinds.values()):
+            return fnode  # every value the sweep names has fewer dimensions: nothing to do
         for s in ir.walk(fnode):
             if isinstance(s, gast.stmt):
                 self._children(s)
