@@ -3,12 +3,15 @@
 NumPy's for every layout, broadcast and dtype the helpers take, the gradient and the
 tangent are finite differences', and the sweeps name the helpers where the operators were
 (so that what is checked is the rewritten code)."""
+import operator
 import re
 
+import numba
 import numpy as np
 import pytest
 
 import srcad
+from srcad import runtime as rt
 from tests.fd import fd_grad
 
 
@@ -22,11 +25,16 @@ def broadcast(a, v, m):
 
 
 def views(a, b):
-    return np.sum(a[:, ::2] * b[:, 1::2] - np.exp(a[1:, :2] - b[:-1, 2:4]))
+    return np.sum(a[:, ::2] * b[:, 1::2] - np.exp(a[1:2, :2] - b[:1, 2:4]))
 
 
 def with_ints(a, k):
     return np.sum(a * k + k / (a + 3.0) - (k - a) * a)
+
+
+def compared(a, b):
+    return np.sum(np.where(a > b, a * b, b - a)) + np.sum(np.where(a != b, a, 0.0)) \
+        + np.sum(np.where(a <= b[0], a, b)) + np.sum(b * (a < b) - (a >= b) / (a + 1.0))
 
 
 def tangent_through_zeros(a, b):
@@ -38,12 +46,14 @@ _RNG = np.random.default_rng(11)
 A3 = _RNG.uniform(0.5, 1.5, (3, 4, 5))
 A4 = _RNG.uniform(0.5, 1.5, (2, 3, 4, 5))
 B4 = np.asfortranarray(_RNG.uniform(0.5, 1.5, (2, 3, 4, 5)))
+B3 = np.asfortranarray(_RNG.uniform(0.5, 1.5, (3, 4, 5)))  # 3-d: compiled sooner than 4-d
 CASES = [
     (four_d, (A4, B4), (0, 1)),
     (broadcast, (A3, _RNG.uniform(0.5, 1.5, 5), _RNG.uniform(0.5, 1.5, (4, 1))), (0, 1, 2)),
-    (views, (A4, B4[::-1]), (0, 1)),
+    (views, (A3, B3[::-1]), (0, 1)),
     (with_ints, (A3, np.arange(60).reshape(3, 4, 5) % 7), (0,)),
-    (tangent_through_zeros, (A4, B4), (0, 1)),
+    (compared, (A3, B3), (0, 1)),
+    (tangent_through_zeros, (A3, B3), (0, 1)),
 ]
 IDS = [c[0].__name__ for c in CASES]
 
@@ -92,3 +102,35 @@ def test_hessian_vector_product_through_the_helpers():
     h = 1e-6
     want = (grad(a + h * v, b) - grad(a - h * v, b)) / (2 * h)
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+COMPARISONS = {"greater": operator.gt, "greater_equal": operator.ge, "less": operator.lt,
+               "less_equal": operator.le, "equal": operator.eq, "not_equal": operator.ne}
+
+
+@pytest.mark.parametrize("name", sorted(COMPARISONS))
+def test_comparison_helpers_are_the_operators(name):
+    helper, op = getattr(rt, name), COMPARISONS[name]
+    jitted = numba.njit(lambda a, b: helper(a, b))
+    x = np.round(_RNG.uniform(-1, 1, (3, 4, 6)), 1)
+    x[0, 0, 0] = np.nan
+    ints = np.arange(24).reshape(3, 4, 2) % 5
+    for a, b in ((x, x[::-1]), (x[:, :, ::2], np.round(_RNG.uniform(-1, 1, 3), 1)),
+                 (ints, x[:, :, :2])):
+        want = op(a, b)
+        for got in (helper(a, b), jitted(a, b)):
+            assert got.dtype == np.bool_ and got.shape == want.shape
+            np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("name", ["add", "sub", "mul", "div"])
+def test_arithmetic_helpers_take_a_mask_and_numbers(name):
+    helper, op = getattr(rt, name), {"add": operator.add, "sub": operator.sub,
+                                     "mul": operator.mul, "div": operator.truediv}[name]
+    jitted = numba.njit(lambda a, b: helper(a, b))
+    x = _RNG.uniform(-1, 1, (3, 4, 5))
+    for a, b in ((x > 0.0, x), (x[:, ::2], x[:, 1::2] < 0.2)):
+        want = op(a, b)
+        for got in (helper(a, b), jitted(a, b)):
+            assert got.dtype == want.dtype and got.shape == want.shape
+            np.testing.assert_array_equal(got, want)

@@ -158,10 +158,17 @@ def rt_matmul_tangent(ans, x, y):
 
 
 nondiff("op.FloorDiv", kind=arith, params=("ans", "x", "y"))
-for _op in ("Eq", "NotEq", "Is", "IsNot"):
+for _op in ("Is", "IsNot"):
     nondiff(f"op.{_op}", kind=boolean, params=("ans", "x", "y"), complex=True)
-for _op in ("Lt", "LtE", "Gt", "GtE"):  # complex numbers have no order
-    nondiff(f"op.{_op}", kind=boolean, params=("ans", "x", "y"))
+# each comparison and its `srcad.runtime.loops` helper, which sweeps call in its place
+# between arrays of three or more dimensions (LoopedOperators): one rule
+for _op, _helper in (("Eq", "equal"), ("NotEq", "not_equal")):
+    nondiff(f"op.{_op}", f"rt.{_helper}", getattr(rt, _helper), name=f"op.{_op}",
+            kind=boolean, params=("ans", "x", "y"), complex=True)
+for _op, _helper in (("Lt", "less"), ("LtE", "less_equal"), ("Gt", "greater"),
+                     ("GtE", "greater_equal")):  # complex numbers have no order
+    nondiff(f"op.{_op}", f"rt.{_helper}", getattr(rt, _helper), name=f"op.{_op}",
+            kind=boolean, params=("ans", "x", "y"))
 nondiff("op.Not", kind=boolean)
 for _op in ("BitAnd", "BitOr", "BitXor"):
     nondiff(f"op.{_op}", kind=logical, params=("ans", "x", "y"))

@@ -58,6 +58,42 @@ def neg(a):
     return -a
 
 
+@fresh
+def greater(a, b):
+    """a > b."""
+    return a > b
+
+
+@fresh
+def greater_equal(a, b):
+    """a >= b."""
+    return a >= b
+
+
+@fresh
+def less(a, b):
+    """a < b."""
+    return a < b
+
+
+@fresh
+def less_equal(a, b):
+    """a <= b."""
+    return a <= b
+
+
+@fresh
+def equal(a, b):
+    """a == b."""
+    return a == b
+
+
+@fresh
+def not_equal(a, b):
+    """a != b."""
+    return a != b
+
+
 def _alike(a, b):
     """Raise ValueError unless the arrays among `a` and `b` have one shape (the `_alike`
     helpers are chosen where the code says so: `srcad.passes.same_shape_loops`)."""
@@ -185,6 +221,36 @@ def _minus(x, y, z):
 @register_jitable
 def _negative(x, y, z):
     return -x
+
+
+@register_jitable
+def _gt(x, y, z):
+    return x > y
+
+
+@register_jitable
+def _ge(x, y, z):
+    return x >= y
+
+
+@register_jitable
+def _lt(x, y, z):
+    return x < y
+
+
+@register_jitable
+def _le(x, y, z):
+    return x <= y
+
+
+@register_jitable
+def _eq(x, y, z):
+    return x == y
+
+
+@register_jitable
+def _ne(x, y, z):
+    return x != y
 
 
 @register_jitable
@@ -512,6 +578,12 @@ _jit_version(mul)(_binary(_times, mul))
 _jit_version(div)(_binary(_over, div))
 _jit_version(add)(_binary(_plus, add))
 _jit_version(sub)(_binary(_minus, sub))
+_jit_version(greater)(_binary(_gt, greater))
+_jit_version(greater_equal)(_binary(_ge, greater_equal))
+_jit_version(less)(_binary(_lt, less))
+_jit_version(less_equal)(_binary(_le, less_equal))
+_jit_version(equal)(_binary(_eq, equal))
+_jit_version(not_equal)(_binary(_ne, not_equal))
 _jit_version(mul_alike)(_binary_alike(_times, mul))
 _jit_version(div_alike)(_binary_alike(_over, div))
 _jit_version(add_alike)(_binary_alike(_plus, add))
